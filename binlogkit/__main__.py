@@ -1,0 +1,3 @@
+from binlogkit.cli import main
+
+main()

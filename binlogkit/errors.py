@@ -1,0 +1,64 @@
+"""The one exception tree of binlogkit.
+
+Every error carries where it happened (file name, byte offset) and, for
+binlog events, the event type code, so the CLI can print one factual line.
+"""
+
+
+class BinlogkitError(Exception):
+    """Base of every error binlogkit raises on bad input."""
+
+
+class BinlogError(BinlogkitError):
+    """A binary log could not be read or decoded."""
+
+    def __init__(self, message, *, path=None, offset=None, type_code=None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.offset = offset
+        self.type_code = type_code
+
+    def __str__(self):
+        where = []
+        if self.path is not None:
+            where.append(str(self.path))
+        if self.offset is not None:
+            where.append(f"offset {self.offset}")
+        if self.type_code is not None:
+            where.append(f"event type {self.type_code}")
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+
+class BadMagicError(BinlogError):
+    """The file does not start with the binlog magic bytes."""
+
+
+class TruncatedEventError(BinlogError):
+    """The file ends in the middle of an event."""
+
+
+class ChecksumMismatchError(BinlogError):
+    """An event's CRC32 does not match its bytes."""
+
+
+class EventDecodeError(BinlogError):
+    """An event body is malformed for its type."""
+
+
+class SlowlogError(BinlogkitError):
+    """A slow query log could not be read."""
+
+    def __init__(self, message, *, path=None, line=None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+
+    def __str__(self):
+        if self.path is not None and self.line is not None:
+            return f"{self.path}, line {self.line}: {self.message}"
+        if self.path is not None:
+            return f"{self.path}: {self.message}"
+        return self.message
