@@ -1,0 +1,1 @@
+"""Throw-away MariaDB servers for fixtures, tests and benchmarks."""
