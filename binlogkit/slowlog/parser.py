@@ -1,0 +1,402 @@
+"""Streaming slow query log parser (MySQL 5.0-8.x, Percona Server, MariaDB).
+
+The input is read line by line (bytes, bounded memory: one entry at a time).
+Entry boundaries follow pt-query-digest's SlowLogParser so that classes and
+counts agree with it: an entry ends where a line ending in ``;`` is followed
+by a line starting with ``#``.  Lines before the query are metadata:
+
+* ``# Time:`` -- the logging instant, i.e. the statement *end*.  Old servers
+  print it only when the second changes, so it is inherited.
+* ``# User@Host: user[user] @ host [ip]  Id: N`` (possibly on the Time line).
+* ``# administrator command: Quit;``
+* ``# Key: value  Key: value`` -- every pair becomes an attribute (Percona
+  extended verbosity, MySQL 8.0.14+ ``log_slow_extra``, MariaDB extras).
+* ``use db;`` and ``SET timestamp=N;`` (also ``insert_id``, ``last_insert_id``).
+
+Server header lines (written at start-up and ``FLUSH LOGS``) are dropped
+wherever they appear; lines that belong to no entry are counted in
+``stats.skipped_lines``.  Nothing in the input makes the parser raise; only
+I/O and corrupt compression do (as :class:`SlowlogError`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from binlogkit.errors import SlowlogError
+from binlogkit.slowlog.source import display_name, open_slowlog
+from binlogkit.slowlog.timeparse import ServerZone, parse_time_value
+
+__all__ = ["Entry", "ParseStats", "SlowlogParser", "parse_slowlog", "NO_QUERY"]
+
+NO_QUERY = b"/* No query */"
+
+_PT_TS = re.compile(rb"# Time: (?:[0-9: ]{15}|[-0-9: T]{19})")
+_TS_VALUE = re.compile(rb"# Time:\s+(\S+(?:\s+\d{1,2}:\d\d:\d\d\S*)?)")
+_UH = re.compile(
+    rb"# User@Host: ([^\[]+|\[[^\[]+\]).*?@ (\S*) \[(.*)\]\s*(?:Id:\s*(\d+))?")
+_ATTR_LINE = re.compile(rb"# +[A-Z][A-Za-z_]+: \S")
+_ATTR = re.compile(rb"(\w+):\s+(\S+|\Z)")
+_EMPTY_SCHEMA = re.compile(rb"Schema:\s+(?=\w+: )")
+_SET_META = re.compile(rb"SET (?:last_insert_id|insert_id|timestamp)")
+_SET = re.compile(rb"SET\s+([^;]*)")
+_SET_SPLIT = re.compile(rb",|\s*=\s*")
+_USE = re.compile(rb"use ([^;]+)")
+_HEADER = re.compile(
+    rb"(?:T[cC][pP]\s[pP]ort:\s+\d+"
+    rb"|[/A-Za-z].*?(?:mysqld|mariadbd)(?:-nt|-max|-debug)?(?:\.exe)?,\sVersion"
+    rb".*(?:started\swith:|embedded\slibrary)"
+    rb"|Time\s+Id\s+Command)")
+_VERSION = re.compile(rb"Version: (\d+)\.(\d+)\.(\d+)(\S*)")
+_NULL_QUERY_NEXT = re.compile(rb"#\s*[A-Z][a-z_]+: ")
+_EOF_SEPARATOR = re.compile(rb";\n#?(?=\n?\Z)")
+
+
+class Entry:
+    """One slow-log entry.  Times are integer microseconds since the epoch (UTC).
+
+    ``attrs`` maps every ``Key: value`` pair (bytes to bytes) as written;
+    typed, unit-normalised values come from :mod:`binlogkit.slowlog.fields`.
+    """
+
+    __slots__ = ("file", "offset", "line", "cmd", "query", "ts", "end_us", "start_us",
+                 "user", "host", "ip", "db", "attrs", "query_time", "lock_time",
+                 "rows_sent", "rows_examined", "ts_inherited", "fingerprint")
+
+    def __repr__(self):
+        return (f"Entry(line={self.line}, end_us={self.end_us}, "
+                f"query_time={self.query_time}, query={self.query[:40]!r})")
+
+    @property
+    def text(self) -> str:
+        """The query as str (invalid UTF-8 kept as surrogate escapes)."""
+        return self.query.decode("utf-8", "surrogateescape")
+
+
+class ParseStats:
+    __slots__ = ("lines", "entries", "skipped_lines", "header_lines", "dropped_entries",
+                 "bad_times", "bad_values", "bytes")
+
+    def __init__(self):
+        self.lines = self.entries = self.skipped_lines = self.header_lines = 0
+        self.dropped_entries = self.bad_times = self.bad_values = self.bytes = 0
+
+    def add(self, other):
+        for k in self.__slots__:
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+def _num(value):
+    """A number, or None when absent or malformed (``1.5.3`` is malformed)."""
+    if value is None:
+        return None
+    if not value[:1].isdigit():
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+class SlowlogParser:
+    """Iterate the entries of one slow log.
+
+    ``zone`` is the server's zone for zone-less times (a :class:`ServerZone`
+    or a name; None = this machine's local zone).  ``server_version`` (e.g.
+    ``(8, 0, 15)``) decides what a bare ``SET timestamp=`` means when there
+    is no ``# Time``; header lines in the log set it too.
+    """
+
+    def __init__(self, path, zone=None, server_version=None):
+        self.path = path
+        self.name = display_name(path)
+        self.zone = zone if isinstance(zone, ServerZone) else ServerZone(zone)
+        self.server_version = server_version
+        self.stats = ParseStats()
+        self._last_ts = None
+        self._last_end = None
+        self._last_db = None
+        self._ts_cache = {}
+
+    def __iter__(self):
+        stream = open_slowlog(self.path)
+        try:
+            yield from self._entries(stream)
+        finally:
+            if self.path not in (None, "-"):
+                stream.close()
+
+    # -- line state machine -------------------------------------------------
+
+    def _entries(self, stream):  # noqa: C901  (one hot loop, kept flat for speed)
+        st = self.stats
+        build = self._build
+        is_header = self._is_header
+        meta = []
+        qlines = None
+        admin = None          # lines of a pt-style "special case" admin statement
+        started = False       # the current entry has at least one line
+        prev_semi = False     # the last kept line ended with ";\n"
+        pos = 0
+        lineno = 0
+        start_pos = start_line = 0
+        try:
+            for raw in stream:
+                lineno += 1
+                length = len(raw)
+                c = raw[:1]
+                if qlines is not None:
+                    if c == b"#" and prev_semi:
+                        ev = build(meta, qlines, start_pos, start_line, False)
+                        if ev is not None:
+                            yield ev
+                        meta = [raw]
+                        qlines = None
+                        start_pos, start_line = pos, lineno
+                    elif is_header(raw):
+                        st.header_lines += 1
+                        pos += length
+                        continue
+                    else:
+                        qlines.append(raw)
+                    prev_semi = raw[-2:] == b";\n"
+                    pos += length
+                    continue
+                if admin is not None:
+                    admin.append(raw)
+                    if raw[-2:] == b";\n":
+                        ev = build(meta, None, start_pos, start_line, False, admin)
+                        if ev is not None:
+                            yield ev
+                        meta, admin, started, prev_semi = [], None, False, False
+                    pos += length
+                    continue
+                if c == b"#":
+                    if prev_semi and started:
+                        if any(m.startswith(b"# administrator command:") for m in meta):
+                            ev = build(meta, None, start_pos, start_line, False)
+                        elif _NULL_QUERY_NEXT.match(raw):
+                            ev = build(meta, [NO_QUERY], start_pos, start_line, True)
+                        else:
+                            admin = [raw]
+                            if raw[-2:] != b";\n":
+                                pos += length
+                                continue
+                            ev = build(meta, None, start_pos, start_line, False, admin)
+                            admin = None
+                            meta, started, prev_semi = [], False, False
+                            if ev is not None:
+                                yield ev
+                            pos += length
+                            continue
+                        if ev is not None:
+                            yield ev
+                        meta = []
+                    if not meta:
+                        start_pos, start_line = pos, lineno
+                    meta.append(raw)
+                    started = True
+                elif (c == b"u" and raw.startswith(b"use ")) or (
+                        c == b"S" and _SET_META.match(raw)):
+                    if not meta:
+                        start_pos, start_line = pos, lineno
+                    meta.append(raw)
+                    started = True
+                elif is_header(raw):
+                    st.header_lines += 1
+                    pos += length
+                    continue
+                elif started:
+                    qlines = [raw]
+                else:
+                    st.skipped_lines += 1
+                    pos += length
+                    continue
+                prev_semi = raw[-2:] == b";\n"
+                pos += length
+        except SlowlogError:
+            raise
+        except OSError as exc:
+            raise SlowlogError(f"read error: {exc.strerror or exc}", path=self.name,
+                               line=lineno) from None
+        st.lines += lineno
+        st.bytes += pos
+        if qlines is not None:
+            ev = build(meta, qlines, start_pos, start_line, True)
+        elif admin is not None:
+            ev = build(meta, None, start_pos, start_line, True, admin)
+        elif meta and any(m.startswith(b"# administrator command:") for m in meta):
+            ev = build(meta, None, start_pos, start_line, True)
+        else:
+            ev = None
+            if meta:
+                st.dropped_entries += 1
+                st.skipped_lines += len(meta)
+        if ev is not None:
+            yield ev
+
+    def _is_header(self, raw):
+        if not (raw.startswith((b"Tcp", b"TCP", b"Time ")) or b", Version" in raw):
+            return False
+        if not _HEADER.match(raw):
+            return False
+        m = _VERSION.search(raw)
+        if m:
+            self.server_version = tuple(int(x) for x in m.groups()[:3])
+        return True
+
+    # -- one entry ----------------------------------------------------------
+
+    def _build(self, meta, qlines, pos, line, at_eof, admin=None):
+        ev = Entry()
+        ev.file = self.name
+        ev.offset = pos
+        ev.line = line
+        ev.cmd = b"Query"
+        ev.query = None
+        ev.user = ev.host = ev.ip = None
+        db = ts = None
+        attrs = {}
+        got_uh = got_set = False
+        for raw in meta:
+            text = raw.rstrip(b"\n")
+            if text[:1] == b"#":
+                if ts is None and text.startswith(b"# Time:") and _PT_TS.match(text):
+                    m = _TS_VALUE.match(text)
+                    ts = m.group(1) if m else text[8:27]
+                    if not got_uh and b"User@Host:" in text:
+                        got_uh = self._user_host(ev, text, attrs)
+                elif not got_uh and b"User@Host:" in text and self._user_host(ev, text, attrs):
+                    got_uh = True
+                elif text.startswith(b"# administrator command:"):
+                    ev.cmd = b"Admin"
+                    ev.query = text[1:].lstrip()
+                    if raw is meta[-1] and raw[-2:] == b";\n":
+                        ev.query = ev.query[:-1]   # the ";" of the entry separator
+                elif _ATTR_LINE.match(text):
+                    if b"Schema:" in text:
+                        text = _EMPTY_SCHEMA.sub(b"", text)
+                    attrs.update(_ATTR.findall(text))
+            elif text[:1] == b"u":
+                if db is None:
+                    m = _USE.match(text)
+                    if m:
+                        db = m.group(1)
+            elif not got_set:
+                m = _SET.match(text)
+                if m:
+                    got_set = True
+                    parts = _SET_SPLIT.split(m.group(1))
+                    attrs.update(zip(parts[0::2], parts[1::2]))
+        if admin is not None:
+            ev.cmd = b"Admin"
+            arg = b"".join(admin)[1:]
+            if arg[-2:] == b";\n":
+                arg = arg[:-2]
+            elif arg[-1:] == b"\n":
+                arg = arg[:-1]
+            ev.query = arg.lstrip()
+        elif qlines is not None:
+            arg = b"".join(qlines)
+            if arg[-2:] == b";\n":
+                arg = arg[:-2]
+            elif at_eof:
+                arg = _EOF_SEPARATOR.sub(b"", arg, count=1)
+            ev.query = arg
+        if not ev.query or ev.query == b"0":
+            self.stats.dropped_entries += 1
+            return None
+        if db is None:
+            db = attrs.get(b"Schema")
+        self._finish(ev, ts, db, attrs)
+        self.stats.entries += 1
+        return ev
+
+    def _user_host(self, ev, text, attrs):
+        m = _UH.search(text)
+        if not m:
+            return False
+        user, host, ip, thread_id = m.groups()
+        ev.user = user
+        ev.host = host or ip
+        ev.ip = ip
+        if thread_id and thread_id.strip(b"0"):
+            attrs[b"Thread_id"] = thread_id
+        return True
+
+    def _finish(self, ev, ts, db, attrs):
+        ev.attrs = attrs
+        if db is None:
+            db = self._last_db
+        else:
+            self._last_db = db
+        ev.db = db
+        ev.query_time = qt = _num(attrs.get(b"Query_time"))
+        if qt is None and b"Query_time" in attrs:
+            self.stats.bad_values += 1
+        ev.lock_time = _num(attrs.get(b"Lock_time"))
+        ev.rows_sent = _num(attrs.get(b"Rows_sent"))
+        ev.rows_examined = _num(attrs.get(b"Rows_examined"))
+        ev.fingerprint = None
+        if ts is None:
+            ev.ts_inherited = self._last_ts is not None
+            ts = self._last_ts
+            end = self._last_end
+        else:
+            ev.ts_inherited = False
+            end = self._time(ts)
+            self._last_ts, self._last_end = ts, end
+        ev.ts = ts
+        start = None
+        start_raw = attrs.get(b"Start")
+        if start_raw is not None:
+            start = self._time(start_raw)
+        if end is None:
+            end = self._end_without_time(attrs, qt, start)
+        elif b"End" in attrs and ev.ts_inherited:
+            end = self._time(attrs[b"End"]) or end
+        qt_us = round(qt * 1_000_000) if qt is not None else 0
+        if start is None and end is not None:
+            start = end - qt_us
+        ev.end_us = end
+        ev.start_us = start
+
+    def _end_without_time(self, attrs, qt, start):
+        """End instant when no ``# Time`` was ever seen (version-aware)."""
+        if b"End" in attrs:
+            return self._time(attrs[b"End"])
+        raw = attrs.get(b"timestamp")
+        if raw is None or not raw.isdigit():
+            return None
+        stamp = int(raw) * 1_000_000
+        qt_us = round(qt * 1_000_000) if qt is not None else 0
+        if start is not None or (self.server_version or (0,)) >= (8, 0, 14):
+            return stamp + qt_us          # SET timestamp= is the start from 8.0.14
+        return stamp                      # before 8.0.14 it is the logging time
+
+    def _time(self, raw):
+        cache = self._ts_cache
+        got = cache.get(raw, cache)
+        if got is not cache:
+            return got
+        value = parse_time_value(raw, self.zone)
+        if value is None:
+            self.stats.bad_times += 1
+        if len(cache) > 4096:
+            cache.clear()
+        cache[raw] = value
+        return value
+
+
+def parse_slowlog(paths, zone=None, server_version=None, stats=None):
+    """Entries of several logs in order; ``stats`` (a ParseStats) is filled in."""
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    for path in paths:
+        parser = SlowlogParser(path, zone=zone, server_version=server_version)
+        yield from parser
+        if stats is not None:
+            stats.add(parser.stats)
