@@ -1,8 +1,109 @@
-"""binlogkit's command line: a thin click layer over the library."""
+"""binlogkit's command line: a thin click layer over the library.
+
+Exit status: 0 success, 1 error (bad input, unreadable file), 2 usage error.
+"""
+import sys
+
 import click
+
+from binlogkit.errors import BinlogkitError
+
+# mariadb-binlog boolean options: "--opt", "--opt=0|1|ON|OFF", "--skip-opt"
+BOOL_OPTIONS = {
+    "short-form", "hexdump", "force-if-open", "force-read", "verify-binlog-checksum",
+    "print-row-count", "print-row-event-positions", "skip-annotate-row-events",
+    "disable-log-bin", "print-table-metadata",
+}
+FALSE_WORDS = {"0", "off", "false", "no"}
+TRUE_WORDS = {"1", "on", "true", "yes"}
+
+
+def normalize_args(args):
+    """Accept mysqlbinlog spellings: underscores, --opt=0, --skip-opt, -vv."""
+    out = []
+    for arg in args:
+        if not arg.startswith("--") or arg == "--":
+            out.append(arg)
+            continue
+        name, eq, value = arg[2:].partition("=")
+        name = name.replace("_", "-")
+        if name in BOOL_OPTIONS and eq:
+            word = value.lower()
+            if word in FALSE_WORDS:
+                out.append(f"--skip-{name}")
+                continue
+            if word in TRUE_WORDS:
+                out.append(f"--{name}")
+                continue
+        out.append(f"--{name}{eq}{value}")
+    return out
+
+
+class MysqlbinlogCommand(click.Command):
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, normalize_args(args))
 
 
 @click.group(context_settings={"help_option_names": ["-?", "--help"]})
 @click.version_option(package_name="binlogkit")
 def main():
     """Exact, fast tools for MySQL/MariaDB binary logs and slow query logs."""
+
+
+def _bool(name, short=None, default=False, help=""):
+    decls = [f"--{name}/--skip-{name}"]
+    if short:
+        decls.insert(0, short)
+    return click.option(*decls, default=default, help=help)
+
+
+@main.command("print", cls=MysqlbinlogCommand)
+@click.argument("files", nargs=-1, required=True)
+@_bool("short-form", "-s", help="Just show regular queries: no extra info, no row events.")
+@_bool("hexdump", "-H", help="Augment output with hexadecimal and ASCII event dump.")
+@click.option("--base64-output", type=click.Choice(["auto", "never", "decode-rows", "always", "unspec"],
+              case_sensitive=False), default="auto", help="When to print BINLOG base64 statements.")
+@click.option("-v", "--verbose", count=True, help="Reconstruct pseudo-SQL from row events (-vv: with types).")
+@click.option("-j", "--start-position", type=int, default=4, help="Start at position N of the first file.")
+@click.option("--stop-position", type=int, default=None, help="Stop at position N of the last file.")
+@click.option("--start-datetime", default=None, help="Start at the first event at or after this local time.")
+@click.option("--stop-datetime", default=None, help="Stop at the first event at or after this local time.")
+@click.option("-d", "--database", default=None, help="List entries for just this database.")
+@click.option("-T", "--table", default=None, help="List entries for just this table.")
+@click.option("--server-id", type=int, default=0, help="Only events created by this server id.")
+@click.option("-o", "--offset", type=int, default=0, help="Skip the first N entries.")
+@click.option("-r", "--result-file", default=None, help="Write output to this file.")
+@click.option("-l", "--local-load", default=None, help="Directory for LOAD DATA temporary files.")
+@_bool("force-if-open", "-F", default=True, help="Force if binlog was not closed properly.")
+@_bool("force-read", "-f", help="Force reading unknown binlog events.")
+@_bool("verify-binlog-checksum", "-c", help="Verify checksum of binlog events.")
+@_bool("print-row-count", default=True, help="Print row counts for each row event.")
+@_bool("print-row-event-positions", default=True, help="Print row event positions.")
+@_bool("skip-annotate-row-events", help="Don't print Annotate_rows events.")
+@_bool("disable-log-bin", "-D", help="Disable binary log when piping into mysql.")
+@_bool("print-table-metadata", help="Print metadata stored in Table_map events.")
+@click.option("--set-charset", default=None, help="Add 'SET NAMES character_set' to the output.")
+@click.option("--timezone", default=None, help="Zone for event times (default: $TZ, then /etc/localtime).")
+@click.option("--traceback", is_flag=True, hidden=True)
+def print_cmd(files, **kw):
+    """Print binary logs exactly as mariadb-binlog (mysqlbinlog) does.
+
+    FILES are binlog files in order; "-" reads standard input.  Exit status:
+    0 on success, 1 on a read or format error (after printing what could be
+    printed, like the real tool).
+    """
+    from binlogkit.printer.command import run_print
+    sys.exit(run_print(files, kw))
+
+
+def report_error(exc):
+    """One line on stderr for a library error."""
+    click.echo(f"ERROR: {exc}", err=True)
+
+
+def run():
+    try:
+        main()
+    except BinlogkitError as exc:  # pragma: no cover - commands handle their own
+        report_error(exc)
+        sys.exit(1)

@@ -1,0 +1,289 @@
+"""Framing of binary log files: bytes in, raw events out.
+
+`BinlogReader` walks a file (or stdin) event by event with a bounded buffer:
+memory does not grow with the file.  It knows only the common header and the
+format description event (which decides whether events end in a CRC32); the
+bodies are decoded by `binlogkit.binlog.events`.
+"""
+import sys
+import zlib
+
+from binlogkit.binlog.layout import (
+    BIN_LOG_HEADER_SIZE, BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_OFF,
+    BINLOG_CHECKSUM_ALG_UNDEF, BINLOG_CHECKSUM_LEN, BINLOG_MAGIC, COMMON_HEADER,
+    ENCRYPTED_BINLOG_MAGIC, FORMAT_DESCRIPTION_EVENT, FORMAT_DESCRIPTION_HEADER,
+    LOG_EVENT_BINLOG_IN_USE_F, LOG_EVENT_HEADER_LEN, START_EVENT_V3, UINT32,
+)
+from binlogkit.errors import (
+    BadMagicError, BinlogError, ChecksumMismatchError, TruncatedEventError,
+)
+
+CHUNK_SIZE = 1 << 20
+_unpack_header = COMMON_HEADER.unpack_from
+_unpack_u32 = UINT32.unpack_from
+
+
+class RawEvent:
+    """One event as it sits in the file: header fields plus its bytes."""
+
+    __slots__ = ("pos", "when", "type_code", "server_id", "event_size",
+                 "log_pos", "flags", "data", "end", "checksum")
+
+    def __init__(self, pos, header, data, end, checksum):
+        self.pos = pos
+        (self.when, self.type_code, self.server_id, self.event_size,
+         self.log_pos, self.flags) = header
+        self.data = data          # the whole event as in the file, CRC included
+        self.end = end            # length of the event without its CRC
+        self.checksum = checksum  # stored CRC32 value, or None
+
+    @property
+    def payload(self):
+        """The event without its trailing checksum."""
+        return memoryview(self.data)[:self.end]
+
+    def __repr__(self):
+        return (f"RawEvent(pos={self.pos}, type_code={self.type_code}, "
+                f"server_id={self.server_id}, event_size={self.event_size}, "
+                f"log_pos={self.log_pos})")
+
+
+class FormatDescription:
+    """What a format description event says about the events after it."""
+
+    __slots__ = ("binlog_version", "server_version", "created", "header_len",
+                 "post_header_len", "checksum_alg", "flags", "version_split")
+
+    def __init__(self, binlog_version=4, server_version=b"", created=0,
+                 header_len=LOG_EVENT_HEADER_LEN, post_header_len=b"",
+                 checksum_alg=BINLOG_CHECKSUM_ALG_OFF, flags=0):
+        self.binlog_version = binlog_version
+        self.server_version = server_version
+        self.created = created
+        self.header_len = header_len
+        self.post_header_len = post_header_len
+        self.checksum_alg = checksum_alg
+        self.flags = flags
+        self.version_split = version_split(server_version)
+
+    @property
+    def is_mariadb(self):
+        return b"MariaDB" in self.server_version
+
+    def post_header(self, type_code, default=0):
+        if 0 < type_code <= len(self.post_header_len):
+            return self.post_header_len[type_code - 1]
+        return default
+
+
+def version_split(server_version):
+    """(major, minor, patch) from a server version string like b'10.11.6-MariaDB'."""
+    parts = []
+    for piece in server_version.split(b".", 2)[:3]:
+        digits = b""
+        for byte in piece:
+            if 48 <= byte <= 57:
+                digits += bytes((byte,))
+            else:
+                break
+        parts.append(int(digits) if digits else 0)
+    while len(parts) < 3:
+        parts.append(0)
+    return tuple(parts)
+
+
+def parse_format_description(data):
+    """Decode a FORMAT_DESCRIPTION event (header included, CRC excluded)."""
+    body = data[LOG_EVENT_HEADER_LEN:]
+    if len(body) < FORMAT_DESCRIPTION_HEADER.size:
+        raise ValueError("format description event too short")
+    binlog_version, server_version, created, header_len = \
+        FORMAT_DESCRIPTION_HEADER.unpack_from(body)
+    server_version = server_version.split(b"\0", 1)[0]
+    rest = bytes(body[FORMAT_DESCRIPTION_HEADER.size:])
+    split = version_split(server_version)
+    checksum_alg = BINLOG_CHECKSUM_ALG_UNDEF
+    if _has_checksum_field(server_version, split) and len(rest) >= 1:
+        checksum_alg = rest[-1]
+        rest = rest[:-1]
+    flags = COMMON_HEADER.unpack_from(data)[5]
+    return FormatDescription(binlog_version, server_version, created, header_len,
+                             rest, checksum_alg, flags)
+
+
+def _has_checksum_field(server_version, split):
+    """FDEs from MySQL >= 5.6.1 and MariaDB >= 5.3 end in checksum_alg + CRC."""
+    if b"MariaDB" in server_version or split[0] >= 10:
+        return split >= (5, 3, 0)
+    return split >= (5, 6, 1)
+
+
+def fde_raw_length(data, event_size):
+    """Length of an FDE without its trailing CRC (FDEs are self-describing)."""
+    body = data[LOG_EVENT_HEADER_LEN:event_size]
+    server_version = bytes(body[2:52]).split(b"\0", 1)[0]
+    if _has_checksum_field(server_version, version_split(server_version)):
+        alg = body[-BINLOG_CHECKSUM_LEN - 1]
+        if alg != BINLOG_CHECKSUM_ALG_OFF and alg != BINLOG_CHECKSUM_ALG_UNDEF:
+            return event_size - BINLOG_CHECKSUM_LEN, True
+    return event_size, False
+
+
+class BinlogReader:
+    """Iterate the events of one binlog file.
+
+    `path` is a file name, or "-" for standard input.  The reader raises
+    `BinlogError` subclasses with the file name and byte offset; events read
+    before the error have already been yielded.
+    """
+
+    def __init__(self, path, *, start_position=BIN_LOG_HEADER_SIZE,
+                 verify_checksum=False, stream=None):
+        self.path = path
+        self.display_name = "-" if path == "-" else str(path)
+        self.start_position = start_position
+        self.verify_checksum = verify_checksum
+        self.fde = FormatDescription(server_version=b"")
+        self.in_use = False
+        self._stream = stream
+        self._file = None
+        self._buf = b""
+        self._buf_pos = 0   # file offset of self._buf[0]
+        self._eof = False
+
+    # -- file handling ----------------------------------------------------
+    def open(self):
+        if self._stream is not None:
+            self._file = self._stream
+        elif self.path == "-":
+            self._file = sys.stdin.buffer
+        else:
+            self._file = open(self.path, "rb", buffering=0)
+        return self
+
+    def close(self):
+        if self._file is not None and self._stream is None and self.path != "-":
+            self._file.close()
+        self._file = None
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _fill(self, upto):
+        """Make sure the buffer holds the file up to offset `upto` if it can."""
+        while self._buf_pos + len(self._buf) < upto and not self._eof:
+            chunk = self._file.read(max(CHUNK_SIZE, upto - self._buf_pos - len(self._buf)))
+            if not chunk:
+                self._eof = True
+                break
+            self._buf = self._buf + chunk if self._buf else chunk
+
+    def _discard_before(self, pos):
+        drop = pos - self._buf_pos
+        if drop > CHUNK_SIZE or drop >= len(self._buf):
+            self._buf = self._buf[drop:]
+            self._buf_pos = pos
+
+    def _error(self, cls, message, offset, type_code=None):
+        return cls(message, path=self.display_name, offset=offset, type_code=type_code)
+
+    # -- header -------------------------------------------------------------
+    def read_magic(self):
+        self._fill(BIN_LOG_HEADER_SIZE)
+        magic = self._buf[:BIN_LOG_HEADER_SIZE]
+        if len(magic) < BIN_LOG_HEADER_SIZE:
+            raise self._error(BadMagicError, "Failed reading header; probably an empty file.", 0)
+        if magic == ENCRYPTED_BINLOG_MAGIC:
+            raise self._error(BadMagicError, "Reading encrypted log files directly is not supported.", 0)
+        if magic != BINLOG_MAGIC:
+            raise self._error(BadMagicError, "File is not a binary log file.", 0)
+
+    # -- events -------------------------------------------------------------
+    def read_event_at(self, pos):
+        """Return (RawEvent or None at clean EOF) for the event at file offset pos."""
+        self._fill(pos + LOG_EVENT_HEADER_LEN)
+        rel = pos - self._buf_pos
+        avail = len(self._buf) - rel
+        if avail <= 0:
+            return None
+        if avail < LOG_EVENT_HEADER_LEN:
+            raise self._error(TruncatedEventError, "Event truncated", pos)
+        header = _unpack_header(self._buf, rel)
+        event_size = header[3]
+        if event_size < LOG_EVENT_HEADER_LEN:
+            raise self._error(BinlogError, f"Event invalid, data_len: {event_size}, "
+                              f"event_type: {header[1]}", pos, header[1])
+        self._fill(pos + event_size)
+        rel = pos - self._buf_pos
+        if len(self._buf) - rel < event_size:
+            raise self._error(TruncatedEventError, f"Event truncated, data_len: {event_size}, "
+                              f"event_type: {header[1]}", pos, header[1])
+        raw = self._buf[rel:rel + event_size]
+        return self._frame(pos, header, raw)
+
+    def _frame(self, pos, header, raw):
+        type_code = header[1]
+        if type_code == FORMAT_DESCRIPTION_EVENT:
+            length, has_crc = fde_raw_length(raw, len(raw))
+        else:
+            has_crc = self.fde.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32
+            length = len(raw) - BINLOG_CHECKSUM_LEN if has_crc else len(raw)
+            if has_crc and length < LOG_EVENT_HEADER_LEN:
+                raise self._error(BinlogError, "Event invalid", pos, type_code)
+        checksum = _unpack_u32(raw, length)[0] if has_crc else None
+        if has_crc and self.verify_checksum and zlib.crc32(raw[:length]) != checksum:
+            raise self._error(ChecksumMismatchError, "Event crc check failed! Most likely "
+                              "there is event corruption.", pos, type_code)
+        event = RawEvent(pos, header, raw, length, checksum)
+        if type_code == FORMAT_DESCRIPTION_EVENT:
+            self._set_fde(event)
+        return event
+
+    def _set_fde(self, event):
+        try:
+            self.fde = parse_format_description(event.payload)
+        except ValueError as exc:
+            raise self._error(BinlogError, str(exc), event.pos, event.type_code) from None
+        self.in_use = bool(self.fde.flags & LOG_EVENT_BINLOG_IN_USE_F)
+
+    def events(self, start=None):
+        """Yield RawEvents from `start` (default: just after the magic)."""
+        pos = BIN_LOG_HEADER_SIZE if start is None else start
+        while True:
+            event = self.read_event_at(pos)
+            if event is None:
+                return
+            yield event
+            pos += event.event_size
+            self._discard_before(pos)
+
+    def probe_format(self):
+        """Read the FDE (and skip a leading Rotate) before a --start-position.
+
+        Mirrors check_header(): events at offsets below start_position are read
+        only to learn the format.  Returns the FDE RawEvent, or None.
+        """
+        pos = BIN_LOG_HEADER_SIZE
+        while pos < self.start_position:
+            self._fill(pos + LOG_EVENT_HEADER_LEN)
+            rel = pos - self._buf_pos
+            if len(self._buf) - rel < LOG_EVENT_HEADER_LEN:
+                return None
+            type_code = self._buf[rel + 4]
+            if type_code == START_EVENT_V3:
+                return None
+            if type_code == FORMAT_DESCRIPTION_EVENT:
+                return self.read_event_at(pos)
+            if type_code != 4:  # ROTATE
+                return None
+            event = self.read_event_at(pos)
+            pos += event.event_size
+        return None
+
+    def skip_to(self, pos):
+        """Position the buffer at `pos` (reading, not seeking, for stdin)."""
+        self._fill(pos)
+        self._discard_before(min(pos, self._buf_pos + len(self._buf)))

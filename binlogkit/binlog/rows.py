@@ -1,0 +1,267 @@
+"""TABLE_MAP and rows events: layouts, column metadata and row-image walking.
+
+The walker computes where each row image starts and ends (as the server's
+`calc_row_event_length` does), which is enough to count rows and to split an
+event into images; turning the column bytes into values is `rowvalues`' job.
+"""
+from dataclasses import dataclass
+
+from binlogkit.binlog import layout as L
+from binlogkit.binlog.decimal import decimal_bin_size
+from binlogkit.binlog.events import net_field_length, register, uncompress_binlog
+
+# Column types (mysql_com.h / MariaDB field types)
+MYSQL_TYPE_DECIMAL = 0
+MYSQL_TYPE_TINY = 1
+MYSQL_TYPE_SHORT = 2
+MYSQL_TYPE_LONG = 3
+MYSQL_TYPE_FLOAT = 4
+MYSQL_TYPE_DOUBLE = 5
+MYSQL_TYPE_NULL = 6
+MYSQL_TYPE_TIMESTAMP = 7
+MYSQL_TYPE_LONGLONG = 8
+MYSQL_TYPE_INT24 = 9
+MYSQL_TYPE_DATE = 10
+MYSQL_TYPE_TIME = 11
+MYSQL_TYPE_DATETIME = 12
+MYSQL_TYPE_YEAR = 13
+MYSQL_TYPE_NEWDATE = 14
+MYSQL_TYPE_VARCHAR = 15
+MYSQL_TYPE_BIT = 16
+MYSQL_TYPE_TIMESTAMP2 = 17
+MYSQL_TYPE_DATETIME2 = 18
+MYSQL_TYPE_TIME2 = 19
+MYSQL_TYPE_VARCHAR_COMPRESSED = 140
+MYSQL_TYPE_BLOB_COMPRESSED = 141
+MYSQL_TYPE_JSON = 245
+MYSQL_TYPE_NEWDECIMAL = 246
+MYSQL_TYPE_ENUM = 247
+MYSQL_TYPE_SET = 248
+MYSQL_TYPE_TINY_BLOB = 249
+MYSQL_TYPE_MEDIUM_BLOB = 250
+MYSQL_TYPE_LONG_BLOB = 251
+MYSQL_TYPE_BLOB = 252
+MYSQL_TYPE_VAR_STRING = 253
+MYSQL_TYPE_STRING = 254
+MYSQL_TYPE_GEOMETRY = 255
+
+_META_1 = frozenset({MYSQL_TYPE_FLOAT, MYSQL_TYPE_DOUBLE, MYSQL_TYPE_BLOB,
+                     MYSQL_TYPE_BLOB_COMPRESSED, MYSQL_TYPE_GEOMETRY, MYSQL_TYPE_JSON,
+                     MYSQL_TYPE_TIME2, MYSQL_TYPE_DATETIME2, MYSQL_TYPE_TIMESTAMP2,
+                     MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_MEDIUM_BLOB, MYSQL_TYPE_LONG_BLOB})
+_META_2_LE = frozenset({MYSQL_TYPE_VARCHAR, MYSQL_TYPE_VARCHAR_COMPRESSED, MYSQL_TYPE_VAR_STRING})
+_META_2_BE = frozenset({MYSQL_TYPE_NEWDECIMAL, MYSQL_TYPE_SET, MYSQL_TYPE_ENUM, MYSQL_TYPE_STRING})
+_FIXED_SIZE = {
+    MYSQL_TYPE_TINY: 1, MYSQL_TYPE_YEAR: 1, MYSQL_TYPE_SHORT: 2, MYSQL_TYPE_INT24: 3,
+    MYSQL_TYPE_LONG: 4, MYSQL_TYPE_LONGLONG: 8, MYSQL_TYPE_FLOAT: 4, MYSQL_TYPE_DOUBLE: 8,
+    MYSQL_TYPE_NULL: 0, MYSQL_TYPE_NEWDATE: 3, MYSQL_TYPE_DATE: 3, MYSQL_TYPE_TIME: 3,
+    MYSQL_TYPE_TIMESTAMP: 4, MYSQL_TYPE_DATETIME: 8,
+}
+def parse_column_metadata(types, meta_bytes):
+    """Per-column metadata ints from the TABLE_MAP metadata block (table_def)."""
+    metas = []
+    pos = 0
+    for col_type in types:
+        if col_type in _META_1:
+            metas.append(meta_bytes[pos])
+            pos += 1
+        elif col_type in _META_2_LE:
+            metas.append(meta_bytes[pos] | (meta_bytes[pos + 1] << 8))
+            pos += 2
+        elif col_type in _META_2_BE:
+            metas.append((meta_bytes[pos] << 8) | meta_bytes[pos + 1])
+            pos += 2
+        elif col_type == MYSQL_TYPE_BIT:
+            metas.append(meta_bytes[pos] | (meta_bytes[pos + 1] << 8))
+            pos += 2
+        else:
+            metas.append(0)
+    return metas
+
+
+@dataclass(slots=True)
+class TableMapBody:
+    table_id: int
+    flags: int
+    db: bytes
+    table: bytes
+    column_types: bytes
+    column_meta: list
+    null_bits: bytes
+    optional_metadata: bytes
+
+    @property
+    def column_count(self):
+        return len(self.column_types)
+
+    def nullable(self, index):
+        return (self.null_bits[index // 8] >> (index % 8)) & 1
+
+
+def _table_id(data, pos, post_len):
+    if post_len == 6:
+        return L.UINT32.unpack_from(data, pos)[0], pos + 4
+    return int.from_bytes(data[pos:pos + 6], "little"), pos + 6
+
+
+@register(L.TABLE_MAP_EVENT)
+def decode_table_map(data, raw, fde):
+    post_len = fde.post_header(L.TABLE_MAP_EVENT, 8)
+    table_id, pos = _table_id(data, fde.header_len, post_len)
+    flags = L.UINT16.unpack_from(data, pos)[0]
+    pos = fde.header_len + post_len
+    db_len = data[pos]
+    db = bytes(data[pos + 1:pos + 1 + db_len])
+    pos += db_len + 2
+    tbl_len = data[pos]
+    table = bytes(data[pos + 1:pos + 1 + tbl_len])
+    pos += tbl_len + 2
+    ncols, pos = net_field_length(data, pos)
+    types = bytes(data[pos:pos + ncols])
+    pos += ncols
+    meta_len, pos = net_field_length(data, pos)
+    meta = bytes(data[pos:pos + meta_len])
+    pos += meta_len
+    nbytes = (ncols + 7) // 8
+    null_bits = bytes(data[pos:pos + nbytes])
+    if len(types) != ncols or len(meta) != meta_len or len(null_bits) != nbytes:
+        raise ValueError("table map truncated")
+    return TableMapBody(table_id, flags, db, table, types,
+                        parse_column_metadata(types, meta), null_bits,
+                        bytes(data[pos + nbytes:]))
+
+
+@dataclass(slots=True)
+class RowsBody:
+    table_id: int
+    flags: int
+    kind: str               # "write", "update" or "delete"
+    width: int
+    cols: bytes             # columns present in the (before) image
+    cols_ai: bytes          # columns present in the after image (update)
+    rows: bytes             # the row images, uncompressed
+    extra_data: bytes = None
+
+    @property
+    def stmt_end(self):
+        return bool(self.flags & L.STMT_END_F)
+
+
+def _rows_post_header(data, raw, fde):
+    type_code = raw.type_code
+    default = 10 if type_code in L.ROWS_V2_EVENT_TYPES else 8
+    post_len = fde.post_header(type_code, default)
+    table_id, pos = _table_id(data, fde.header_len, 6 if post_len == 6 else 8)
+    flags = L.UINT16.unpack_from(data, pos)[0]
+    pos += 2
+    extra = None
+    if post_len == 10:
+        extra_len = L.UINT16.unpack_from(data, pos)[0]
+        extra = bytes(data[pos + 2:pos + extra_len]) if extra_len > 2 else b""
+        pos += extra_len
+    return table_id, flags, extra, pos
+
+
+@register(*L.ROWS_EVENT_TYPES, L.PARTIAL_UPDATE_ROWS_EVENT)
+def decode_rows(data, raw, fde):
+    table_id, flags, extra, pos = _rows_post_header(data, raw, fde)
+    width, pos = net_field_length(data, pos)
+    nbytes = (width + 7) // 8
+    cols = bytes(data[pos:pos + nbytes])
+    pos += nbytes
+    kind = L.ROWS_GENERAL_KIND[raw.type_code]
+    cols_ai = cols
+    if kind == "update":
+        cols_ai = bytes(data[pos:pos + nbytes])
+        pos += nbytes
+    if len(cols) != nbytes or len(cols_ai) != nbytes:
+        raise ValueError("rows event truncated")
+    rows = data[pos:]
+    if raw.type_code in L.COMPRESSED_ROWS_EVENT_TYPES:
+        rows = uncompress_binlog(rows)
+    return RowsBody(table_id, flags, kind, width, cols, cols_ai, bytes(rows), extra)
+
+
+def bits_set(bitmap, width):
+    return sum(1 for i in range(width) if (bitmap[i // 8] >> (i % 8)) & 1)
+
+
+def field_size(col_type, meta, data, pos):
+    """Bytes used by one non-NULL value at data[pos] (table_def::calc_field_size)."""
+    size = _FIXED_SIZE.get(col_type)
+    if size is not None:
+        return size
+    if col_type == MYSQL_TYPE_NEWDECIMAL:
+        return decimal_bin_size(meta >> 8, meta & 0xFF)
+    if col_type in (MYSQL_TYPE_VARCHAR, MYSQL_TYPE_VARCHAR_COMPRESSED, MYSQL_TYPE_VAR_STRING):
+        if meta > 255:
+            return 2 + L.UINT16.unpack_from(data, pos)[0]
+        return 1 + data[pos]
+    if col_type == MYSQL_TYPE_STRING:
+        real_type = meta >> 8
+        if real_type in (MYSQL_TYPE_SET, MYSQL_TYPE_ENUM):
+            return meta & 0xFF
+        max_len = (((meta >> 4) & 0x300) ^ 0x300) + (meta & 0xFF)
+        if max_len > 255:
+            return 2 + L.UINT16.unpack_from(data, pos)[0]
+        return 1 + data[pos]
+    if col_type in (MYSQL_TYPE_ENUM, MYSQL_TYPE_SET):
+        return meta & 0xFF
+    if col_type in (MYSQL_TYPE_BLOB, MYSQL_TYPE_BLOB_COMPRESSED, MYSQL_TYPE_GEOMETRY,
+                    MYSQL_TYPE_JSON, MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_MEDIUM_BLOB,
+                    MYSQL_TYPE_LONG_BLOB):
+        return meta + int.from_bytes(data[pos:pos + meta], "little")
+    if col_type == MYSQL_TYPE_BIT:
+        return ((meta >> 8) & 0xFF) + (1 if meta & 0xFF else 0)
+    if col_type == MYSQL_TYPE_TIME2:
+        return 3 + (meta + 1) // 2
+    if col_type == MYSQL_TYPE_DATETIME2:
+        return 5 + (meta + 1) // 2
+    if col_type == MYSQL_TYPE_TIMESTAMP2:
+        return 4 + (meta + 1) // 2
+    return None
+
+
+def image_length(table_map, cols, data, pos, end):
+    """Length of one row image at data[pos], or 0 when it cannot be walked."""
+    start = pos
+    present = [i for i in range(min(table_map.column_count, len(cols) * 8))
+               if (cols[i // 8] >> (i % 8)) & 1]
+    null_bytes = (len(present) + 7) // 8
+    null_bits = data[pos:pos + null_bytes]
+    pos += null_bytes
+    if pos > end:
+        return 0
+    types, metas = table_map.column_types, table_map.column_meta
+    for n, col in enumerate(present):
+        if (null_bits[n // 8] >> (n % 8)) & 1:
+            continue
+        if pos >= end:
+            return 0
+        size = field_size(types[col], metas[col], data, pos)
+        if not size or pos + size > end:
+            return 0
+        pos += size
+    return pos - start
+
+
+def count_rows(table_map, rows_body):
+    """Number of rows in a rows event, counted the way mariadb-binlog does."""
+    data = rows_body.rows
+    end = len(data)
+    if rows_body.kind == "write" and end == 0:
+        return 1
+    count = 0
+    pos = 0
+    while pos < end:
+        count += 1
+        length = image_length(table_map, rows_body.cols, data, pos, end)
+        if not length:
+            break
+        pos += length
+        if rows_body.kind == "update":
+            length = image_length(table_map, rows_body.cols_ai, data, pos, end)
+            if not length:
+                break
+            pos += length
+    return count

@@ -1,0 +1,1 @@
+"""Text output that matches the real mysqlbinlog / mariadb-binlog."""

@@ -1,0 +1,111 @@
+"""`binlogkit print`: options in, mariadb-binlog text out, exit status back."""
+import os
+import re
+import sys
+
+from binlogkit.errors import BinlogError, BinlogkitError
+from binlogkit.printer.dump import dump
+from binlogkit.printer.state import MY_TIME_T_MAX, PrintOptions
+from binlogkit.tz import ZoneTable
+
+_DATETIME = re.compile(
+    r"^\s*(\d{2,4})[-/.:]?(\d{1,2})[-/.:]?(\d{1,2})[ T]+(\d{1,2})[:.]?(\d{1,2})[:.]?(\d{1,2})"
+    r"(?:\.(\d{1,6}))?\s*$")
+
+
+def parse_datetime(text, zone):
+    """str_to_datetime + my_system_gmt_sec: a full local date and time -> epoch."""
+    match = _DATETIME.match(text)
+    if not match:
+        raise BinlogkitError(f"Incorrect date and time argument: {text}")
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    if len(match.group(1)) == 2:
+        year += 2000 if year < 70 else 1900
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 60):
+        raise BinlogkitError(f"Incorrect date and time argument: {text}")
+    return zone.mktime_first(year, month, day, hour, minute, second)
+
+
+def build_options(kw, zone):
+    mode = kw["base64_output"].lower()
+    if mode == "unspec":
+        mode = "auto"
+    return PrintOptions(
+        short_form=kw["short_form"], hexdump=kw["hexdump"], base64_output=mode,
+        verbose=0 if kw["short_form"] else kw["verbose"],
+        start_position=kw["start_position"],
+        stop_position=kw["stop_position"] if kw["stop_position"] is not None else (1 << 64) - 1,
+        start_datetime=parse_datetime(kw["start_datetime"], zone) if kw["start_datetime"] else 0,
+        stop_datetime=(parse_datetime(kw["stop_datetime"], zone) if kw["stop_datetime"]
+                       else MY_TIME_T_MAX),
+        database=kw["database"].encode() if kw["database"] is not None else None,
+        table=kw["table"].encode() if kw["table"] is not None else None,
+        server_id=kw["server_id"], offset=kw["offset"], local_load=kw["local_load"],
+        force_if_open=kw["force_if_open"], force_read=kw["force_read"],
+        verify_checksum=kw["verify_binlog_checksum"], print_row_count=kw["print_row_count"] and not kw["short_form"],
+        print_row_event_positions=kw["print_row_event_positions"],
+        skip_annotate_row_events=kw["skip_annotate_row_events"],
+        disable_log_bin=kw["disable_log_bin"], set_charset=kw["set_charset"],
+        print_table_metadata=kw["print_table_metadata"],
+    )
+
+
+def load_zone(name):
+    try:
+        if name is not None:
+            return ZoneTable.from_tz(name)
+        return ZoneTable.from_tz(os.environ.get("TZ"))
+    except (ValueError, OSError) as exc:
+        raise BinlogkitError(f"cannot load time zone {name!r}: {exc}") from None
+
+
+def _warn(message):
+    sys.stderr.write(f"WARNING: {message}\n")
+
+
+def run_print(files, kw):
+    """Run the print command; returns the exit status."""
+    out = None
+    try:
+        zone = load_zone(kw["timezone"])
+        options = build_options(kw, zone)
+        if kw["result_file"]:
+            out = open(kw["result_file"], "wb")
+        else:
+            out = sys.stdout.buffer
+        dump(list(files), out, options, zone, warn=_warn)
+        out.flush()
+        return 0
+    except BinlogError as exc:
+        _flush_quietly(out)
+        sys.stderr.write(f"ERROR: {exc}\n")
+        return 1
+    except BinlogkitError as exc:
+        _flush_quietly(out)
+        sys.stderr.write(f"ERROR: {exc}\n")
+        return 1
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except OSError as exc:
+        _flush_quietly(out)
+        name = exc.filename if exc.filename is not None else "output"
+        sys.stderr.write(f"ERROR: {name}: {exc.strerror or exc}\n")
+        return 1
+    finally:
+        if out is not None and out is not sys.stdout.buffer:
+            out.close()
+
+
+def _flush_quietly(out):
+    try:
+        if out is not None:
+            out.flush()
+    except OSError:
+        pass
+
+
+def _silence_stdout():
+    """After EPIPE, point stdout at /dev/null so interpreter shutdown stays quiet."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

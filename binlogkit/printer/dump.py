@@ -1,0 +1,388 @@
+"""The mariadb-binlog driver: files in, text out.
+
+`dump(paths, out, options, zone)` reproduces mariadb-binlog's main loop:
+preamble, per-file DELIMITER blocks, the event filters of `process_event`
+(offset, datetimes, server id, positions, database), LOAD DATA temp files,
+and the postamble.  Errors raise `BinlogError` after the partial output has
+been written, so the CLI can print one line and exit 1 like the real tool.
+"""
+import os
+import tempfile
+
+from binlogkit.binlog import layout as L
+from binlogkit.binlog import rows as R
+from binlogkit.binlog.events import decode_event
+from binlogkit.binlog.reader import BinlogReader
+from binlogkit.errors import BinlogError
+from binlogkit.printer import events as P
+from binlogkit.printer.state import (
+    BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, PrintState,
+)
+
+PREAMBLE = (b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n"
+            b"/*!40019 SET @@session.max_delayed_threads=0*/;\n")
+FLUSH_AT = 1 << 16
+
+# Events printed by the default branch of process_event()
+SIMPLE_PRINTERS = {
+    L.INTVAR_EVENT: P.print_intvar, L.RAND_EVENT: P.print_rand, L.XID_EVENT: P.print_xid,
+    L.USER_VAR_EVENT: P.print_user_var, L.ROTATE_EVENT: P.print_rotate,
+    L.STOP_EVENT: P.print_stop, L.BINLOG_CHECKPOINT_EVENT: P.print_binlog_checkpoint,
+    L.GTID_LIST_EVENT: P.print_gtid_list, L.GTID_EVENT: P.print_gtid,
+    L.XA_PREPARE_LOG_EVENT: P.print_xa_prepare, L.INCIDENT_EVENT: P.print_incident,
+    L.START_ENCRYPTION_EVENT: P.print_start_encryption, L.DELETE_FILE_EVENT: P.print_delete_file,
+}
+KNOWN_TYPES = frozenset(SIMPLE_PRINTERS) | L.ROWS_EVENT_TYPES | {
+    L.FORMAT_DESCRIPTION_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT,
+    L.BEGIN_LOAD_QUERY_EVENT, L.APPEND_BLOCK_EVENT, L.EXECUTE_LOAD_QUERY_EVENT,
+    L.ANNOTATE_ROWS_EVENT, L.TABLE_MAP_EVENT,
+}
+
+
+class StopDump(Exception):
+    """--stop-position / --stop-datetime reached: end quietly."""
+
+
+class Printer:
+    """Writes mariadb-binlog text for a sequence of binlog files."""
+
+    def __init__(self, out, options, zone):
+        self.out = out
+        self.options = options
+        self.zone = zone
+        self._times = {}
+        self._pending = []
+        self._pending_size = 0
+        self.state = PrintState()
+        self.header_len = L.LOG_EVENT_HEADER_LEN
+        self.options_written_mask = 0
+        self.rec_count = 0
+        self.start_datetime = options.start_datetime
+        self.offset = options.offset
+        self.annotate = None
+        self.hexdump_from = 0
+        self.load_files = {}
+        self.load_dir = options.local_load or tempfile.gettempdir()
+
+    # -- output ------------------------------------------------------------
+    def write(self, data):
+        self._pending.append(data)
+        self._pending_size += len(data)
+        if self._pending_size > FLUSH_AT:
+            self.flush()
+
+    def flush(self):
+        if self._pending:
+            self.out.write(b"".join(self._pending))
+            self._pending = []
+            self._pending_size = 0
+
+    def time_text(self, when):
+        text = self._times.get(when)
+        if text is None:
+            text = self._times[when] = self.zone.format_header(when).encode()
+        return text
+
+    def query_type_name(self, type_code):
+        return b"Query_compressed" if type_code == L.QUERY_COMPRESSED_EVENT else b"Query"
+
+    def flush_head(self):
+        st = self.state
+        if st.head:
+            self.write(b"".join(st.head))
+            st.head.clear()
+
+    def flush_statement(self, encoded):
+        """End of a rows statement: head, the BINLOG body, tail, row count."""
+        st = self.state
+        self.flush_head()
+        if encoded and st.body:
+            self.write(b"\nBINLOG '\n" + b"".join(st.body) + b"'" + st.delimiter + b"\n")
+        st.body.clear()
+        if st.tail:
+            self.write(b"".join(st.tail))
+            st.tail.clear()
+        if self.options.print_row_count:
+            self.write(b"# Number of rows: %d\n" % st.row_events)
+            st.row_events = 0
+
+    def account_rows(self, raw, body):
+        table_map = self.state.table_maps.get(body.table_id)
+        if table_map is not None:
+            self.state.row_events += R.count_rows(table_map, body)
+
+    # -- files ---------------------------------------------------------------
+    def preamble(self):
+        opts = self.options
+        text = PREAMBLE
+        if opts.disable_log_bin:
+            text += b"/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;\n"
+        text += b"/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;\n"
+        if opts.set_charset:
+            text += (b"\n/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;"
+                     b"\n/*!40101 SET @OLD_CHARACTER_SET_RESULTS=@@CHARACTER_SET_RESULTS */;"
+                     b"\n/*!40101 SET @OLD_COLLATION_CONNECTION=@@COLLATION_CONNECTION */;"
+                     b"\n/*!40101 SET NAMES %s */;\n" % opts.set_charset.encode())
+        self.write(text)
+
+    def postamble(self):
+        opts = self.options
+        text = (b"# End of log file\nROLLBACK /* added by mysqlbinlog */;\n"
+                b"/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n")
+        if opts.disable_log_bin:
+            text += b"/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;\n"
+        if opts.set_charset:
+            text += (b"/*!40101 SET CHARACTER_SET_CLIENT=@OLD_CHARACTER_SET_CLIENT */;\n"
+                     b"/*!40101 SET CHARACTER_SET_RESULTS=@OLD_CHARACTER_SET_RESULTS */;\n"
+                     b"/*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */;\n")
+        text += b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n"
+        if opts.server_id:
+            text += (b"/*!100001 SET @@SESSION.SERVER_ID=@@GLOBAL.SERVER_ID */;\n"
+                     b"/*!100001 SET @@SESSION.GTID_DOMAIN_ID=@@GLOBAL.GTID_DOMAIN_ID */;\n")
+        self.write(text)
+
+    def dump_file(self, path, start_position, stop_position, stream=None):
+        """dump_log_entries + dump_local_log_entries for one file."""
+        self.state = PrintState()
+        self.write(b"DELIMITER /*!*/;\n")
+        reader = BinlogReader(path, start_position=start_position,
+                              verify_checksum=self.options.verify_checksum, stream=stream)
+        try:
+            with reader:
+                self._dump_events(reader, start_position, stop_position)
+        except StopDump:
+            pass
+        self.write(b"DELIMITER ;\n")
+        self.state.delimiter = b";"
+
+    def _dump_events(self, reader, start_position, stop_position):
+        reader.read_magic()
+        if start_position > L.BIN_LOG_HEADER_SIZE:
+            fde = reader.probe_format()
+            if fde is not None:
+                self._adopt_format(reader)
+                if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
+                    self.process_event(reader, fde, stop_position)
+        pos = max(start_position, L.BIN_LOG_HEADER_SIZE)
+        while True:
+            try:
+                raw = reader.read_event_at(pos)
+            except BinlogError as exc:
+                if reader.in_use and not isinstance(exc, type(None)):
+                    if _is_truncation(exc):
+                        return
+                raise
+            if raw is None:
+                return
+            if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
+                self._adopt_format(reader)
+            self.process_event(reader, raw, stop_position)
+            pos += raw.event_size
+            reader._discard_before(pos)
+
+    def _adopt_format(self, reader):
+        fde = reader.fde
+        self.header_len = fde.header_len
+        self.options_written_mask = options_written_mask(fde)
+
+    # -- process_event --------------------------------------------------------
+    def process_event(self, reader, raw, stop_position):
+        try:
+            self._process(reader, raw, stop_position)
+        finally:
+            self.rec_count += 1
+
+    def _process(self, reader, raw, stop_position):
+        opts, st = self.options, self.state
+        type_code = raw.type_code
+        is_fde = type_code == L.FORMAT_DESCRIPTION_EVENT
+        if not is_fde and not (self.rec_count >= self.offset and raw.when >= self.start_datetime):
+            return
+        if not is_fde:
+            self.start_datetime = 0
+            self.offset = 0
+            if type_code != L.ROTATE_EVENT and opts.server_id and opts.server_id != raw.server_id:
+                return
+        if raw.when >= opts.stop_datetime or raw.pos >= stop_position:
+            raise StopDump()
+        if type_code not in KNOWN_TYPES and not opts.force_read:
+            raise BinlogError(f"Unknown event type {type_code}", path=reader.display_name,
+                              offset=raw.pos, type_code=type_code)
+        if not opts.short_form:
+            self.write(b"# at %d\n" % raw.pos)
+        self.hexdump_from = raw.pos
+        body = decode_event(raw, reader.fde)
+        handler = EVENT_HANDLERS.get(type_code)
+        if handler is not None:
+            handler(self, reader, raw, body)
+        else:
+            self.print_skip_replication(raw)
+            SIMPLE_PRINTERS.get(type_code, P.print_unknown)(self, raw, body)
+
+    def shall_skip_database(self, db):
+        return self.options.database is not None and db is not None and db != self.options.database
+
+    def print_skip_replication(self, raw):
+        value = 1 if raw.flags & L.LOG_EVENT_SKIP_REPLICATION_F else 0
+        if value != self.state.skip_replication:
+            self.write(b"/*!50521 SET skip_replication=%d*/%s\n" % (value, self.state.delimiter))
+            self.state.skip_replication = value
+
+    def require_fd_printed(self, reader, raw):
+        """print_base64(): rows events need a printed Format_description first."""
+        opts = self.options
+        if (not self.state.printed_fd_event and not opts.short_form
+                and opts.base64_output not in (BASE64_DECODE_ROWS, BASE64_NEVER)):
+            name = L.TYPE_NAMES.get(raw.type_code, "Unknown")
+            msg = ("malformed binlog: it does not contain any Format_description_log_event. "
+                   f"I now found a {name} event, which is not safe to process without a "
+                   "Format_description_log_event.")
+            raise BinlogError(msg, path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
+
+
+def _is_truncation(exc):
+    return "truncated" in exc.message
+
+
+def options_written_mask(fde):
+    """Which optional Q_FLAGS2 bits the writing server put in the log."""
+    mask = (L.OPTION_AUTO_IS_NULL | L.OPTION_NO_FOREIGN_KEY_CHECKS
+            | L.OPTION_RELAXED_UNIQUE_CHECKS | L.OPTION_NOT_AUTOCOMMIT)
+    if fde.is_mariadb and fde.version_split >= (10, 5, 2):
+        mask |= L.OPTION_IF_EXISTS
+    if fde.is_mariadb and fde.version_split >= (10, 10, 1):
+        mask |= L.OPTION_EXPLICIT_DEF_TIMESTAMP
+    if fde.is_mariadb and fde.version_split >= (10, 11, 0):
+        mask |= L.OPTION_INSERT_HISTORY
+    return mask
+
+
+# -- handlers for the events process_event() treats specially -------------------
+
+def handle_format_description(p, reader, raw, body):
+    P.print_format_description(p, raw, body)
+    if not p.options.force_if_open and raw.flags & L.LOG_EVENT_BINLOG_IN_USE_F:
+        raise BinlogError(
+            f"Attempting to dump binlog '{reader.display_name}', which was not closed properly. "
+            "Most probably, mysqld is still writing it, or it crashed. "
+            "Rerun with --force-if-open to ignore this problem.",
+            path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
+
+
+def handle_query(p, reader, raw, body):
+    if not P.is_trans_keyword(body.query):
+        if p.shall_skip_database(body.db):
+            return
+    else:
+        raw.flags |= L.LOG_EVENT_SUPPRESS_USE_F
+    p.print_skip_replication(raw)
+    P.print_query(p, raw, body)
+
+
+def handle_begin_load_query(p, reader, raw, body):
+    P.print_block(p, raw, body)
+    base = os.path.join(p.load_dir, f"SQL_LOAD_MB-{body.file_id:x}")
+    for version in range(1000):
+        name = f"{base}-{version:x}"
+        try:
+            fd = os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise BinlogError(f"Could not construct local filename {base}: {exc.strerror}",
+                              path=reader.display_name, offset=raw.pos) from None
+        with os.fdopen(fd, "wb") as f:
+            f.write(body.block)
+        p.load_files[body.file_id] = name
+        return
+    raise BinlogError(f"Could not construct local filename {base}.", path=reader.display_name,
+                      offset=raw.pos)
+
+
+def handle_append_block(p, reader, raw, body):
+    P.print_block(p, raw, body)
+    name = p.load_files.get(body.file_id)
+    if name is None:
+        p.warn(f"Ignoring Append_block as there is no Create_file event for file_id: {body.file_id}")
+        return
+    with open(name, "ab") as f:
+        f.write(body.block)
+
+
+def handle_execute_load_query(p, reader, raw, body):
+    name = p.load_files.pop(body.file_id, None)
+    if p.shall_skip_database(body.db):
+        return
+    if name is None:
+        p.warn(f"Ignoring Execute_load_query since there is no Begin_load_query event for "
+               f"file_id: {body.file_id}")
+        return
+    p.print_skip_replication(raw)
+    P.print_execute_load_query(p, raw, body, name.encode())
+
+
+def handle_annotate_rows(p, reader, raw, body):
+    if not p.options.skip_annotate_row_events:
+        p.annotate = (raw, body)
+
+
+def handle_table_map(p, reader, raw, body):
+    opts = p.options
+    if (p.shall_skip_database(body.db)
+            or (opts.table is not None and body.table != opts.table)):
+        p.state.ignored_maps[body.table_id] = body
+        return
+    if p.annotate is not None:
+        P.print_annotate_rows(p, *p.annotate)
+        p.annotate = None
+    p.require_fd_printed(reader, raw)
+    P.print_table_map(p, raw, body)
+
+
+def handle_rows(p, reader, raw, body):
+    st = p.state
+    skip = body.table_id in st.ignored_maps
+    if body.stmt_end:
+        st.ignored_maps.clear()
+        p.annotate = None
+        if skip:
+            if st.body:
+                st.body.append(b"'%s\n" % st.delimiter)
+            p.flush_head()
+            if st.body:
+                p.write(b"".join(st.body))
+                st.body.clear()
+    if skip:
+        return
+    p.require_fd_printed(reader, raw)
+    P.print_rows(p, raw, body)
+
+
+EVENT_HANDLERS = {
+    L.FORMAT_DESCRIPTION_EVENT: handle_format_description,
+    L.QUERY_EVENT: handle_query,
+    L.QUERY_COMPRESSED_EVENT: handle_query,
+    L.BEGIN_LOAD_QUERY_EVENT: handle_begin_load_query,
+    L.APPEND_BLOCK_EVENT: handle_append_block,
+    L.EXECUTE_LOAD_QUERY_EVENT: handle_execute_load_query,
+    L.ANNOTATE_ROWS_EVENT: handle_annotate_rows,
+    L.TABLE_MAP_EVENT: handle_table_map,
+}
+EVENT_HANDLERS.update({code: handle_rows for code in L.ROWS_EVENT_TYPES})
+
+
+def dump(paths, out, options, zone, warn=None):
+    """Print `paths` like mariadb-binlog; returns normally or raises BinlogError."""
+    printer = Printer(out, options, zone)
+    printer.warn = warn or (lambda msg: None)
+    printer.preamble()
+    try:
+        start = options.start_position
+        for i, path in enumerate(paths):
+            last = i == len(paths) - 1
+            stop = options.stop_position if last else (1 << 64) - 1
+            printer.dump_file(path, start, stop)
+            start = L.BIN_LOG_HEADER_SIZE
+        printer.postamble()
+    finally:
+        printer.flush()

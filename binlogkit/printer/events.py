@@ -1,0 +1,480 @@
+"""Per-event text, byte for byte as mariadb-binlog 10.11 prints it.
+
+One `print_<event>` function per `Log_event::print()` of the MariaDB client,
+named after it.  Each writes bytes into the printer's caches (`head`, `body`,
+`tail`) or straight to its output, exactly where the real tool does.
+"""
+import binascii
+
+from binlogkit.binlog import layout as L
+from binlogkit.binlog.charsets import COLLATIONS
+from binlogkit.binlog.decimal import decimal_to_text
+from binlogkit.binlog.events import INCIDENT_NAMES
+from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
+
+_b2a = binascii.b2a_base64
+TM_BIT_HAS_TRIGGERS_F = 1 << 14
+LOAD_DUP_REPLACE = 2
+
+
+def backtick(name):
+    return b"`" + name.replace(b"`", b"``") + b"`"
+
+
+def base64_lines(data):
+    """my_base64_encode: 76-column lines, then the caller's newline."""
+    encoded = _b2a(data, newline=False)
+    if len(encoded) <= 76:
+        return encoded + b"\n"
+    return b"\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76)) + b"\n"
+
+
+def print_header(p, raw, cache):
+    """Log_event::print_header: '#YYMMDD HH:MM:SS server id N  end_log_pos N '."""
+    cache.append(b"#%s server id %d  end_log_pos %d " % (p.time_text(raw.when), raw.server_id, raw.log_pos))
+    if raw.checksum is not None:
+        cache.append(b"CRC32 0x%08x " % raw.checksum)
+    if p.options.hexdump:
+        cache.append(b"\n")
+        cache.append(hexdump(raw.data, p.hexdump_from, p.header_len))
+        cache.append(b"# Event: ")
+
+
+def hexdump(data, pos, header_len):
+    """The --hexdump block: common header by field, then 'hexdump -C' lines."""
+    h = data[:19]
+    out = [b"# Position\n",
+           b"#           |Timestamp   |Type |Master ID   |Size        |Master Pos  |Flags\n",
+           b"# %8x  |%02x %02x %02x %02x |%02x   |%02x %02x %02x %02x |%02x %02x %02x %02x "
+           b"|%02x %02x %02x %02x |%02x %02x\n#\n" % ((pos,) + tuple(h))]
+    start = pos + header_len
+    rest = data[header_len:]
+    for i in range(0, len(rest), 16):
+        chunk = rest[i:i + 16]
+        hexpart = b" ".join(b"%02x" % c for c in chunk[:8])
+        if len(chunk) > 8:
+            hexpart += b"  " + b" ".join(b"%02x" % c for c in chunk[8:])
+        hexpart += b" "
+        text = bytes(c if 0x20 <= c < 0x7F else 0x2E for c in chunk)
+        out.append(b"# %8x  %s |%s|\n" % (start + i, hexpart.ljust(49), text))
+    if rest:
+        out.append(b"#\n")
+    return b"".join(out)
+
+
+def write_base64(p, raw, cache):
+    """Log_event::print_base64 with do_print_encoded: the whole event, CRC included."""
+    cache.append(base64_lines(raw.data))
+
+
+def do_print_encoded(p):
+    mode = p.options.base64_output
+    return mode != BASE64_NEVER and mode != BASE64_DECODE_ROWS and not p.options.short_form
+
+
+# -- format description --------------------------------------------------------
+
+def print_format_description(p, raw, body):
+    st, out = p.state, []
+    if not p.options.short_form:
+        print_header(p, raw, out)
+        out.append(b"\tStart: binlog v %d, server v %s created %s" % (
+            body.binlog_version, body.server_version, p.time_text(raw.when)))
+        if body.created:
+            out.append(b" at startup")
+        out.append(b"\n")
+        if raw.flags & L.LOG_EVENT_BINLOG_IN_USE_F:
+            out.append(b"# Warning: this binlog is either in use or was not closed properly.\n")
+    if not raw.flags & L.LOG_EVENT_ARTIFICIAL_F and body.created:
+        out.append(b"ROLLBACK%s\n" % st.delimiter)
+    if p.options.base64_output != BASE64_NEVER and not p.options.short_form:
+        if p.options.base64_output != BASE64_DECODE_ROWS:
+            out.append(b"BINLOG '\n")
+            write_base64(p, raw, out)
+            out.append(b"'%s\n" % st.delimiter)
+        st.printed_fd_event = True
+    p.write(b"".join(out))
+
+
+# -- query family ------------------------------------------------------------------
+
+def is_trans_keyword(query, is_xa=False):
+    q = query
+    return (b"BEGIN".startswith(q) and q != b"" or b"COMMIT".startswith(q) and q != b""
+            or q[:9].upper() == b"SAVEPOINT" or q[:8].upper() == b"ROLLBACK"
+            or (is_xa and q[:3].upper() == b"XA "))
+
+
+def _set_option(parts, changed, option, flags, name):
+    if changed & option:
+        parts.append(b"%s=%d" % (name, 1 if flags & option else 0))
+
+
+def print_flags2(p, body, out):
+    st = p.state
+    changed = (st.flags2 ^ body.flags2) if st.flags2_inited else 0xFFFFFFFF
+    st.flags2_inited = True
+    if not changed:
+        return
+    flags2, inverse = body.flags2, ~body.flags2
+    mask = p.options_written_mask
+    parts = []
+    _set_option(parts, changed, L.OPTION_NO_FOREIGN_KEY_CHECKS, inverse, b"@@session.foreign_key_checks")
+    _set_option(parts, changed, L.OPTION_AUTO_IS_NULL, flags2, b"@@session.sql_auto_is_null")
+    _set_option(parts, changed, L.OPTION_RELAXED_UNIQUE_CHECKS, inverse, b"@@session.unique_checks")
+    _set_option(parts, changed, L.OPTION_NOT_AUTOCOMMIT, inverse, b"@@session.autocommit")
+    _set_option(parts, changed, L.OPTION_NO_CHECK_CONSTRAINT_CHECKS, inverse,
+                b"@@session.check_constraint_checks")
+    _set_option(parts, changed, mask & L.OPTION_IF_EXISTS, flags2, b"@@session.sql_if_exists")
+    _set_option(parts, changed, mask & L.OPTION_EXPLICIT_DEF_TIMESTAMP, flags2,
+                b"@@session.explicit_defaults_for_timestamp")
+    _set_option(parts, changed, mask & L.OPTION_INSERT_HISTORY, flags2,
+                b"@@session.system_versioning_insert_history")
+    out.append(b"SET " + b", ".join(parts) + st.delimiter + b"\n")
+    st.flags2 = body.flags2
+
+
+def print_charset(p, body, out):
+    st = p.state
+    if body.charset is None or (st.charset_inited and st.charset == body.charset):
+        return
+    client = int.from_bytes(body.charset[0:2], "little")
+    info = COLLATIONS.get(client)
+    if info:
+        out.append(b"/*!\\C %s */%s\n" % (info[0].encode(), st.delimiter))
+    else:
+        out.append(b"# Ignored (Unknown charset) ")
+    out.append(b"SET @@session.character_set_client=%s,@@session.collation_connection=%d,"
+               b"@@session.collation_server=%d%s\n" % (
+                   info[0].encode() if info else b"Unknown",
+                   int.from_bytes(body.charset[2:4], "little"),
+                   int.from_bytes(body.charset[4:6], "little"), st.delimiter))
+    st.charset = body.charset
+    st.charset_inited = True
+
+
+def print_query_header(p, raw, body, out):
+    """Query_log_event::print_query_header."""
+    st, d = p.state, p.state.delimiter
+    if not p.options.short_form:
+        print_header(p, raw, out)
+        out.append(b"\t%s\tthread_id=%d\texec_time=%d\terror_code=%d\txid=%d\n" % (
+            p.query_type_name(raw.type_code), body.thread_id, body.exec_time,
+            body.error_code, body.xid))
+    if raw.flags & L.LOG_EVENT_SUPPRESS_USE_F:
+        if not is_trans_keyword(body.query, bool(st.gtid_ev_flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA))):
+            st.db = b""
+    elif body.db != st.db:
+        st.db = body.db
+        if body.db:
+            out.append(b"use %s%s\n" % (backtick(body.db), d))
+    if body.when_sec_part and body.when_sec_part <= 999999:
+        out.append(b"SET TIMESTAMP=%d.%06d%s\n" % (raw.when, body.when_sec_part, d))
+    else:
+        out.append(b"SET TIMESTAMP=%d%s\n" % (raw.when, d))
+    if not st.thread_id_printed or (raw.flags & L.LOG_EVENT_THREAD_SPECIFIC_F
+                                    and body.thread_id != st.thread_id):
+        out.append(b"SET @@session.pseudo_thread_id=%d%s\n" % (
+            999999999 if p.options.short_form else body.thread_id, d))
+        st.thread_id = body.thread_id
+        st.thread_id_printed = True
+    if body.flags2 is not None:
+        print_flags2(p, body, out)
+    if body.sql_mode is not None and (not st.sql_mode_inited or st.sql_mode != body.sql_mode):
+        out.append(b"SET @@session.sql_mode=%d%s\n" % (body.sql_mode, d))
+        st.sql_mode, st.sql_mode_inited = body.sql_mode, True
+    if (st.auto_increment_increment != body.auto_increment_increment
+            or st.auto_increment_offset != body.auto_increment_offset):
+        out.append(b"SET @@session.auto_increment_increment=%d, @@session.auto_increment_offset=%d%s\n"
+                   % (body.auto_increment_increment, body.auto_increment_offset, d))
+        st.auto_increment_increment = body.auto_increment_increment
+        st.auto_increment_offset = body.auto_increment_offset
+    print_charset(p, body, out)
+    if body.time_zone and st.time_zone != body.time_zone:
+        out.append(b"SET @@session.time_zone='%s'%s\n" % (body.time_zone, d))
+        st.time_zone = body.time_zone
+    if body.lc_time_names != st.lc_time_names_number:
+        out.append(b"SET @@session.lc_time_names=%d%s\n" % (body.lc_time_names, d))
+        st.lc_time_names_number = body.lc_time_names
+    if body.charset_database != st.charset_database_number:
+        if body.charset_database:
+            out.append(b"SET @@session.collation_database=%d%s\n" % (body.charset_database, d))
+        else:
+            out.append(b"SET @@session.collation_database=DEFAULT%s\n" % d)
+        st.charset_database_number = body.charset_database
+
+
+def print_query(p, raw, body):
+    out = []
+    print_query_header(p, raw, body, out)
+    out.append(body.query + b"\n" + p.state.delimiter + b"\n")
+    p.write(b"".join(out))
+
+
+def pretty_print_str(text):
+    out = bytearray(b"'")
+    for c in text:
+        esc = _PRETTY_ESCAPES.get(c)
+        if esc:
+            out += esc
+        else:
+            out.append(c)
+    out += b"'"
+    return bytes(out)
+
+
+_PRETTY_ESCAPES = {0x0A: b"\\n", 0x0D: b"\\r", 0x5C: b"\\\\", 0x08: b"\\b",
+                   0x09: b"\\t", 0x27: b"\\'", 0x00: b"\\0"}
+
+
+def print_execute_load_query(p, raw, body, local_fname):
+    out = []
+    print_query_header(p, raw, body, out)
+    q = body.query
+    if local_fname is not None:
+        out.append(q[:body.fn_pos_start] + b" LOCAL INFILE " + pretty_print_str(local_fname))
+        if body.dup_handling == LOAD_DUP_REPLACE:
+            out.append(b" REPLACE")
+        out.append(b" INTO" + q[body.fn_pos_end:] + b"\n" + p.state.delimiter + b"\n")
+    else:
+        out.append(q + b"\n" + p.state.delimiter + b"\n")
+    if not p.options.short_form:
+        out.append(b"# file_id: %d \n" % body.file_id)
+    p.write(b"".join(out))
+
+
+def print_block(p, raw, body):
+    """Append_block / Begin_load_query: a comment with file_id and length."""
+    if p.options.short_form:
+        return
+    out = []
+    print_header(p, raw, out)
+    out.append(b"\n#%s: file_id: %d  block_len: %d\n" % (
+        L.TYPE_NAMES[raw.type_code].encode(), body.file_id, len(body.block)))
+    p.write(b"".join(out))
+
+
+def print_delete_file(p, raw, body):
+    if p.options.short_form:
+        return
+    out = []
+    print_header(p, raw, out)
+    out.append(b"\n#Delete_file: file_id=%d\n" % body.file_id)
+    p.write(b"".join(out))
+
+
+# -- small statement-context events ---------------------------------------------------
+
+def _simple(p, raw, tag, statement):
+    out = []
+    if not p.options.short_form:
+        print_header(p, raw, out)
+        out.append(tag)
+    out.append(statement)
+    p.write(b"".join(out))
+
+
+def print_intvar(p, raw, body):
+    name = L.INTVAR_NAMES.get(body.type, b"INVALID_INT")
+    _simple(p, raw, b"\tIntvar\n", b"SET %s=%d%s\n" % (name, body.value, p.state.delimiter))
+
+
+def print_rand(p, raw, body):
+    _simple(p, raw, b"\tRand\n", b"SET @@RAND_SEED1=%d, @@RAND_SEED2=%d%s\n" % (
+        body.seed1, body.seed2, p.state.delimiter))
+
+
+def print_xid(p, raw, body):
+    _simple(p, raw, b"\tXid = %d\n" % body.xid, b"COMMIT%s\n" % p.state.delimiter)
+
+
+def format_g14(value):
+    return b"%.14g" % value
+
+
+def user_var_value(body):
+    d = b""
+    if body.is_null:
+        return b":=NULL"
+    if body.value_type == L.REAL_RESULT:
+        return b":=" + format_g14(L.DOUBLE.unpack_from(body.value.ljust(8, b"\0"))[0])
+    if body.value_type == L.INT_RESULT:
+        value = int.from_bytes(body.value[:8].ljust(8, b"\0"), "little",
+                               signed=not body.flags & L.USER_VAR_UNSIGNED_F)
+        return b":=%d" % value
+    if body.value_type == L.DECIMAL_RESULT:
+        precision, scale = body.value[0], body.value[1]
+        return b":=" + decimal_to_text(body.value[2:], precision, scale)
+    if body.value_type == L.STRING_RESULT:
+        info = COLLATIONS.get(body.charset)
+        if not info:
+            return b":=???"
+        return b":=_%s X'%s' COLLATE `%s`" % (info[0].encode(), body.value.hex().upper().encode(),
+                                               info[1].encode())
+    return d
+
+
+def print_user_var(p, raw, body):
+    _simple(p, raw, b"\tUser_var\n", b"SET @" + backtick(body.name) + user_var_value(body)
+            + p.state.delimiter + b"\n")
+
+
+# -- control events ----------------------------------------------------------------------
+
+def _header_only(p, raw, text):
+    if p.options.short_form:
+        return
+    out = []
+    print_header(p, raw, out)
+    out.append(text)
+    p.write(b"".join(out))
+
+
+def print_rotate(p, raw, body):
+    _header_only(p, raw, b"\tRotate to %s  pos: %d\n" % (body.new_log_ident, body.position))
+
+
+def print_stop(p, raw, body):
+    _header_only(p, raw, b"\tStop\n")
+
+
+def print_binlog_checkpoint(p, raw, body):
+    _header_only(p, raw, b"\tBinlog checkpoint %s\n" % body.file_name)
+
+
+def print_gtid_list(p, raw, body):
+    items = b",\n# ".join(b"%d-%d-%d" % g for g in sorted(body.gtids))
+    _header_only(p, raw, b"\tGtid list [%s]\n" % items)
+
+
+def print_incident(p, raw, body):
+    name = INCIDENT_NAMES.get(body.incident, b"UNKNOWN")
+    _header_only(p, raw, b"\n# Incident: %s\nRELOAD DATABASE; # Shall generate syntax error\n" % name)
+
+
+def print_unknown(p, raw, body):
+    _header_only(p, raw, b"\n# Unknown event\n")
+
+
+def print_start_encryption(p, raw, body):
+    p.write(b"# Encryption scheme: %d, key_version: %d, nonce: %s\n"
+            b"# The rest of the binlog is encrypted!\n" % (
+                body.scheme, body.key_version, body.nonce.hex().upper().encode()))
+
+
+def serialize_xid(xid):
+    return b"X'%s',X'%s',%d" % (xid.gtrid.hex().encode(), xid.bqual.hex().encode(), xid.format_id)
+
+
+def print_xa_prepare(p, raw, body):
+    xid = serialize_xid(body.xid)
+    out = []
+    if not p.options.short_form:
+        print_header(p, raw, out)
+        out.append(b"\tXID = %s\n" % xid)
+    out.append(b"XA PREPARE %s\n%s\n" % (xid, p.state.delimiter))
+    p.write(b"".join(out))
+
+
+def print_gtid(p, raw, body):
+    """Gtid_log_event::print (MariaDB GTID, type 162)."""
+    st, d, out = p.state, p.state.delimiter, []
+    f2 = body.flags2
+    if not p.options.short_form:
+        print_header(p, raw, out)
+        out.append(b"\tGTID %d-%d-%d" % (body.domain_id, raw.server_id, body.seq_no))
+        if f2 & L.FL_GROUP_COMMIT_ID:
+            out.append(b" cid=%d" % body.commit_id)
+        for flag, word in ((L.FL_DDL, b" ddl"), (L.FL_TRANSACTIONAL, b" trans"),
+                           (L.FL_WAITED, b" waited")):
+            if f2 & flag:
+                out.append(word)
+        out.append(_gtid_extra_text(body))
+        out.append(b"\n")
+        allow_parallel = bool(f2 & L.FL_ALLOW_PARALLEL)
+        if not st.allow_parallel_printed or st.allow_parallel != allow_parallel:
+            out.append(b"/*M!100101 SET @@session.skip_parallel_replication=%d*/%s\n"
+                       % (not allow_parallel, d))
+            st.allow_parallel, st.allow_parallel_printed = allow_parallel, True
+        if not st.domain_id_printed or st.domain_id != body.domain_id:
+            out.append(b"/*M!100001 SET @@session.gtid_domain_id=%d*/%s\n" % (body.domain_id, d))
+            st.domain_id, st.domain_id_printed = body.domain_id, True
+        if not st.server_id_printed or st.server_id != raw.server_id:
+            out.append(b"/*M!100001 SET @@session.server_id=%d*/%s\n" % (raw.server_id, d))
+            st.server_id, st.server_id_printed = raw.server_id, True
+        out.append(b"/*M!100001 SET @@session.gtid_seq_no=%d*/%s\n" % (body.seq_no, d))
+    if f2 & L.FL_PREPARED_XA:
+        out.append(b"XA START %s%s\n" % (serialize_xid(body.xid), d))
+    elif not f2 & L.FL_STANDALONE:
+        out.append(b"START TRANSACTION\n%s\n" % d)
+    st.gtid_ev_flags2 = f2
+    p.write(b"".join(out))
+
+
+def _gtid_extra_text(body):
+    fe = body.flags_extra
+    text = b""
+    if fe & L.FL_START_ALTER_E1:
+        text += b" START ALTER"
+    if fe & L.FL_COMMIT_ALTER_E1:
+        text += b" COMMIT ALTER id= %d" % body.sa_seq_no
+    if fe & L.FL_ROLLBACK_ALTER_E1:
+        text += b" ROLLBACK ALTER id= %d" % body.sa_seq_no
+    if fe & L.FL_EXTRA_THREAD_ID:
+        text += b" thread_id=%d" % body.thread_id
+    return text
+
+
+# -- row-based replication ---------------------------------------------------------------
+
+def print_annotate_rows(p, raw, body):
+    head = p.state.head
+    if not p.options.short_form:
+        print_header(p, raw, head)
+        head.append(b"\tAnnotate_rows:\n")
+    else:
+        head.append(b"# Annotate_rows:\n")
+    for line in body.query.replace(b"\r", b"\n").split(b"\n"):
+        if line:
+            head.append(b"#Q> " + line + b"\n")
+
+
+def print_table_map(p, raw, body):
+    st, opts = p.state, p.options
+    if not opts.short_form:
+        print_header(p, raw, st.head)
+        st.head.append(b"\tTable_map: %s.%s mapped to number %d%s\n" % (
+            backtick(body.db), backtick(body.table), body.table_id,
+            b" (has triggers)" if body.flags & TM_BIT_HAS_TRIGGERS_F else b""))
+    if not opts.short_form or opts.print_row_count:
+        if do_print_encoded(p):
+            write_base64(p, raw, st.body)
+        if opts.verbose or opts.print_row_count:
+            st.table_maps[body.table_id] = body
+        p.flush_head()
+
+
+ROWS_EVENT_NAMES = {
+    "write": b"Write_rows", "update": b"Update_rows", "delete": b"Delete_rows",
+}
+COMPRESSED_ROWS_NAMES = {
+    "write": b"Write_compressed_rows", "update": b"Update_compressed_rows",
+    "delete": b"Delete_compressed_rows",
+}
+
+
+def print_rows(p, raw, body):
+    """Rows_log_event::print_helper."""
+    st, opts = p.state, p.options
+    encoded = do_print_encoded(p)
+    if not opts.short_form:
+        names = COMPRESSED_ROWS_NAMES if raw.type_code in L.COMPRESSED_ROWS_EVENT_TYPES else ROWS_EVENT_NAMES
+        print_header(p, raw, st.head)
+        st.head.append(b"\t%s: table id %d%s\n" % (
+            names[body.kind], body.table_id, b" flags: STMT_END_F" if body.stmt_end else b""))
+    if not opts.short_form or opts.print_row_count:
+        if encoded:
+            write_base64(p, raw, st.body)
+        p.account_rows(raw, body)
+    if body.stmt_end:
+        p.flush_statement(encoded)

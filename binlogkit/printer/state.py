@@ -1,0 +1,71 @@
+"""Options and cross-event print state (mysqlbinlog's PRINT_EVENT_INFO)."""
+from dataclasses import dataclass, field
+
+BASE64_NEVER = "never"
+BASE64_AUTO = "auto"
+BASE64_ALWAYS = "always"
+BASE64_DECODE_ROWS = "decode-rows"
+ILLEGAL_CHARSET_INFO_NUMBER = 0xFFFFFFFF
+MY_TIME_T_MAX = (1 << 63) - 1
+
+
+@dataclass
+class PrintOptions:
+    """The mysqlbinlog/mariadb-binlog options that shape the text."""
+    short_form: bool = False
+    hexdump: bool = False
+    base64_output: str = BASE64_AUTO
+    verbose: int = 0
+    start_position: int = 4
+    stop_position: int = (1 << 64) - 1
+    start_datetime: int = 0
+    stop_datetime: int = MY_TIME_T_MAX
+    database: bytes = None
+    table: bytes = None
+    server_id: int = 0
+    offset: int = 0
+    local_load: str = None
+    force_if_open: bool = True
+    force_read: bool = False
+    verify_checksum: bool = False
+    print_row_count: bool = True
+    print_row_event_positions: bool = True
+    skip_annotate_row_events: bool = False
+    disable_log_bin: bool = False
+    set_charset: str = None
+    print_table_metadata: bool = False
+
+
+@dataclass
+class PrintState:
+    """State carried from event to event within one binlog file."""
+    delimiter: bytes = b"/*!*/;"
+    db: bytes = b""
+    flags2_inited: bool = False
+    flags2: int = 0
+    sql_mode_inited: bool = False
+    sql_mode: int = 0
+    auto_increment_increment: int = 0
+    auto_increment_offset: int = 0
+    charset_inited: bool = False
+    charset: bytes = b"\0" * 6
+    time_zone: bytes = b""
+    lc_time_names_number: int = 0xFFFFFFFF
+    charset_database_number: int = ILLEGAL_CHARSET_INFO_NUMBER
+    thread_id: int = 0
+    thread_id_printed: bool = False
+    server_id: int = 0
+    server_id_printed: bool = False
+    domain_id: int = 0
+    domain_id_printed: bool = False
+    allow_parallel: bool = True
+    allow_parallel_printed: bool = False
+    skip_replication: int = 0
+    printed_fd_event: bool = False
+    gtid_ev_flags2: int = 0
+    row_events: int = 0
+    table_maps: dict = field(default_factory=dict)
+    ignored_maps: dict = field(default_factory=dict)
+    head: list = field(default_factory=list)
+    body: list = field(default_factory=list)
+    tail: list = field(default_factory=list)
