@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Compare ``binlogkit print`` with ``mariadb-binlog`` on one binlog.
+
+    python bench/bench_print.py bench/work/mariadb-bin.000001 [-n 3] [-- EXTRA ARGS...]
+    python bench/bench_print.py bench/work/mariadb-bin.000001 -- -vv --base64-output=decode-rows
+
+Runs both tools alternately N times with stdout to /dev/null, and reports wall
+time and peak RSS (from wait4's rusage of each child).  Extra arguments after
+``--`` are passed to both tools.  No assertions: this only measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def run(cmd: list[str], env: dict) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS KiB, exit status) of one run of cmd."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read()
+    proc.stderr.close()
+    if proc.returncode != 0:
+        sys.stderr.write(f"warning: {cmd[0]} exited {proc.returncode}: {err[-500:].decode(errors='replace')}\n")
+    return wall, ru.ru_maxrss, proc.returncode
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("binlog")
+    ap.add_argument("-n", "--runs", type=int, default=3)
+    ap.add_argument("--binlogkit", default=None, help="binlogkit command (default: binlogkit on PATH, "
+                    "else 'python -m binlogkit')")
+    ap.add_argument("--mariadb-binlog", default=shutil.which("mariadb-binlog") or "/usr/bin/mariadb-binlog")
+    ap.add_argument("--tz", default="UTC")
+    args = ap.parse_args(argv)
+
+    bk = args.binlogkit.split() if args.binlogkit else (
+        [shutil.which("binlogkit")] if shutil.which("binlogkit") else [sys.executable, "-m", "binlogkit"])
+    tools = {
+        "binlogkit": bk + ["print", *extra, args.binlog],
+        "mariadb-binlog": [args.mariadb_binlog, "--no-defaults", *extra, args.binlog],
+    }
+    env = dict(os.environ, TZ=args.tz, LC_ALL="C")
+    results = {name: [] for name in tools}
+    for i in range(args.runs):
+        for name, cmd in tools.items():
+            wall, rss, rc = run(cmd, env)
+            results[name].append((wall, rss, rc))
+            print(f"run {i + 1}/{args.runs} {name:15s} {wall:8.3f} s {rss / 1024:8.1f} MiB rc={rc}",
+                  file=sys.stderr)
+
+    size = os.path.getsize(args.binlog) / 1048576
+    print(f"\nfile: {args.binlog} ({size:.1f} MiB), extra args: {' '.join(extra) or '(none)'}, runs: {args.runs}")
+    print(f"{'tool':15s} {'min s':>9s} {'median s':>9s} {'MiB/s':>8s} {'peak RSS MiB':>13s} {'exit':>5s}")
+    summary = {}
+    for name, rs in results.items():
+        walls = [r[0] for r in rs]
+        peak = max(r[1] for r in rs) / 1024
+        summary[name] = statistics.median(walls)
+        print(f"{name:15s} {min(walls):9.3f} {statistics.median(walls):9.3f} "
+              f"{size / statistics.median(walls):8.1f} {peak:13.1f} {','.join(str(r[2]) for r in rs):>5s}")
+    ratio = summary["binlogkit"] / summary["mariadb-binlog"]
+    print(f"ratio binlogkit / mariadb-binlog (median wall): {ratio:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
