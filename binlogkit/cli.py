@@ -107,3 +107,6 @@ def run():
     except BinlogkitError as exc:  # pragma: no cover - commands handle their own
         report_error(exc)
         sys.exit(1)
+
+from binlogkit.slowlog.cli import slowlog  # noqa: E402
+main.add_command(slowlog)

@@ -42,10 +42,9 @@ class ServerZone:
 
 
 def _make_converter(name):
+    """The switch point for zone tables: local -> glibc mktime, names -> zoneinfo,
+    POSIX TZ strings zoneinfo cannot read -> binlogkit.tz when present."""
     if name is None:
-        table = _project_zone_table(None)
-        if table is not None:
-            return table.mktime_first
         return lambda y, mo, d, h, mi, s: int(time.mktime((y, mo, d, h, mi, s, 0, 0, -1)))
     m = re.fullmatch(r"([+-])(\d\d):?(\d\d)", name)
     if m or name.upper() in ("UTC", "Z", "GMT"):
@@ -53,21 +52,21 @@ def _make_converter(name):
         if m:
             off = (int(m.group(2)) * 3600 + int(m.group(3)) * 60) * (1 if m.group(1) == "+" else -1)
         return lambda y, mo, d, h, mi, s: calendar.timegm((y, mo, d, h, mi, s)) - off
-    table = _project_zone_table(name)
-    if table is not None:
+    try:
+        return _zoneinfo_converter(name)
+    except ValueError:
+        table = _project_zone_table(name)
+        if table is None:
+            raise
         return table.mktime_first
-    return _zoneinfo_converter(name)
 
 
 def _project_zone_table(name):
-    """binlogkit.tz.ZoneTable when that module exists, else None."""
+    """binlogkit.tz.ZoneTable for POSIX TZ strings, when that module exists."""
     try:
         from binlogkit.tz import ZoneTable  # noqa: PLC0415
-    except ImportError:
-        return None
-    try:
         return ZoneTable.from_tz(name)
-    except Exception:  # a zone the table cannot load: fall back to zoneinfo
+    except Exception:  # module absent or zone unreadable
         return None
 
 
@@ -76,7 +75,7 @@ def _zoneinfo_converter(name):
     import zoneinfo
     try:
         zone = zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
         raise ValueError(f"unknown time zone {name!r}") from None
 
     def convert(y, mo, d, h, mi, s):

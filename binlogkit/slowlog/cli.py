@@ -1,0 +1,148 @@
+"""``binlogkit slowlog digest|events``: click layer over the slowlog package."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import sys
+import time
+
+import click
+
+from binlogkit.errors import BinlogkitError, SlowlogError
+from binlogkit.slowlog.digest import GROUP_BY, Digest
+from binlogkit.slowlog.parser import ParseStats, parse_slowlog
+from binlogkit.slowlog.timeparse import ServerZone, parse_time_value
+
+__all__ = ["slowlog", "parse_bound"]
+
+_REL = re.compile(r"(\d+)([smhd]?)")
+_DATE_ONLY = re.compile(r"(\d{4}-\d\d-\d\d|\d{6})")
+
+
+def parse_bound(value: str, zone: ServerZone, now=None) -> int:
+    """--since/--until value to epoch microseconds.
+
+    ``N[smhd]`` is relative to now; ``YYYY-MM-DD[ HH:MM:SS[.f]][Z|+HH:MM]``,
+    ``...THH:MM:SS`` and ``YYMMDD[ H:MM:SS]`` are absolute; without a zone
+    suffix they are server-local (``--server-tz``), like the log's own times.
+    """
+    v = value.strip()
+    m = _REL.fullmatch(v)
+    if m and not _DATE_ONLY.fullmatch(v):
+        n = int(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+        return int(((now or time.time()) - n) * 1_000_000)
+    if _DATE_ONLY.fullmatch(v):
+        v += " 00:00:00" if "-" in v else " 0:00:00"
+    got = parse_time_value(v.encode(), zone)
+    if got is None:
+        raise click.BadParameter(f"cannot read time {value!r}")
+    return got
+
+
+def _zone(server_tz):
+    try:
+        return ServerZone(server_tz)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--server-tz") from None
+
+
+def _fail(exc):
+    click.echo(f"binlogkit slowlog: {exc}", err=True)
+    sys.exit(1)
+
+
+_files = click.argument("files", nargs=-1, required=True,
+                        type=click.Path(dir_okay=False, allow_dash=True))
+_tz = click.option("--server-tz", default=None, metavar="ZONE",
+                   help="Zone of times without one (IANA name or +HH:MM); default: local.")
+
+
+@click.group()
+def slowlog():
+    """Parse and digest MySQL/MariaDB slow query logs."""
+
+
+@slowlog.command()
+@_files
+@_tz
+@click.option("--since", default=None, help="Only entries ending at or after this time.")
+@click.option("--until", default=None, help="Only entries ending at or before this time.")
+@click.option("--group-by", type=click.Choice(GROUP_BY), default="fingerprint", show_default=True)
+@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Number of classes to report (0 = all).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text",
+              show_default=True)
+def digest(files, server_tz, since, until, group_by, limit, fmt):
+    """A pt-query-digest-like report of the query classes in FILES (.gz/.bz2/.xz, - = stdin)."""
+    from binlogkit.slowlog import report
+    zone = _zone(server_tz)
+    since_us = parse_bound(since, zone) if since else None
+    until_us = parse_bound(until, zone) if until else None
+    stats = ParseStats()
+    dg = Digest(group_by=group_by, since_us=since_us, until_us=until_us)
+    try:
+        dg.add_all(parse_slowlog(list(files), zone=zone, stats=stats))
+    except BinlogkitError as exc:
+        _fail(exc)
+    render = {"text": report.to_text, "json": report.to_json, "csv": report.to_csv}[fmt]
+    _write(render(dg, stats, [str(f) for f in files], limit))
+    if stats.skipped_lines or stats.bad_times or stats.bad_values:
+        click.echo(f"binlogkit slowlog: skipped {stats.skipped_lines} unparseable lines, "
+                   f"{stats.bad_times} bad times, {stats.bad_values} bad values", err=True)
+
+
+@slowlog.command()
+@_files
+@_tz
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv", "parquet"]), default="jsonl",
+              show_default=True)
+@click.option("-o", "--output", default="-", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Output file (required for parquet).")
+def events(files, server_tz, fmt, output):
+    """Write every parsed entry of FILES (one row each, times in UTC)."""
+    from binlogkit.slowlog.fields import BASE_COLUMNS, entry_row
+    zone = _zone(server_tz)
+    stats = ParseStats()
+    entries = parse_slowlog(list(files), zone=zone, stats=stats)
+    try:
+        if fmt == "parquet":
+            if output == "-":
+                raise click.UsageError("--format parquet needs -o FILE")
+            from binlogkit.analysis.slowlog_frame import entries_frame
+            try:
+                entries_frame(entries).to_parquet(output, index=False)
+            except ImportError as exc:
+                _fail(SlowlogError(f"parquet output needs pyarrow ({exc})"))
+            return
+        out = sys.stdout if output == "-" else open(output, "w", encoding="utf-8", newline="")
+        try:
+            if fmt == "jsonl":
+                for ev in entries:
+                    out.write(json.dumps(entry_row(ev)) + "\n")
+            else:
+                w = csv.writer(out, lineterminator="\n")
+                w.writerow(BASE_COLUMNS + ["attrs"])
+                for ev in entries:
+                    row = entry_row(ev)
+                    row["attrs"] = json.dumps(row["attrs"])
+                    w.writerow([row[c] for c in BASE_COLUMNS + ["attrs"]])
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    except BinlogkitError as exc:
+        _fail(exc)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(0)
+
+
+def _write(text):
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(0)
+
