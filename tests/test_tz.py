@@ -129,10 +129,14 @@ def test_posixrules_in_fresh_process(tz):
 
 
 def test_tz_unset_and_default_rules(tmp_path):
-    with system_tz("UTC"):
-        del os.environ["TZ"]
-        time.tzset()
+    old = os.environ.pop("TZ", None)
+    time.tzset()
+    try:
         unset = glibc(1689000000)
+    finally:
+        if old is not None:
+            os.environ["TZ"] = old
+        time.tzset()
     assert ZoneTable.from_tz(None).localtime(1689000000) == unset
     # DST without rules and no posixrules file: glibc's M3.2.0,M11.1.0 default
     zt = ZoneTable.from_tz("AAA3BBB", tzdir=str(tmp_path))
