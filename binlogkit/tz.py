@@ -80,6 +80,7 @@ class LocalTime(NamedTuple):
 # ---------------------------------------------------------------- calendar
 _DAYS: dict = {}       # day number -> (year, month, day, wday, yday)
 _DAY_TEXT: dict = {}   # day number -> "YYMMDD " header prefix
+_TOD: dict = {}        # second of day -> "HH:MM:SS" with a space-padded hour
 
 
 def _civil(days: int) -> tuple:
@@ -299,6 +300,7 @@ class ZoneTable:
         self._lo, self._hi = lo, hi
         self._leap_at = [t for t, _ in leaps]
         self._leap_corr = [c for _, c in leaps]
+        self._seg_lo, self._seg_hi, self._seg_off = 0, 0, 0   # empty segment
         self._header_cache = _HeaderCache(self._header_text)
         # Instance attribute shadowing the documented method: a C-level dict
         # lookup on a hit, ``__missing__`` on a miss.
@@ -442,13 +444,28 @@ class ZoneTable:
             lt = self.localtime(t)
             return "%02d%02d%02d %2d:%02d:%02d" % (
                 lt.year % 100, lt.month, lt.day, lt.hour, lt.minute, lt.second)
-        if self._lo <= t < self._hi:
-            off = self._infos[bisect_right(self._starts, t) - 1][0]
+        if self._seg_lo <= t < self._seg_hi:
+            off = self._seg_off
         else:
-            off = self._tail.info_at(t)[0]
+            off = self._locate(t)
         days, secs = divmod(t + off, SECSPERDAY)
-        h, rem = divmod(secs, 3600)
-        return _day_text(days) + "%2d:%02d:%02d" % (h, *divmod(rem, 60))
+        s = _TOD.get(secs)
+        if s is None:
+            h, rem = divmod(secs, 3600)
+            s = _TOD[secs] = "%2d:%02d:%02d" % (h, *divmod(rem, 60))
+        d = _DAY_TEXT.get(days)
+        return (d or _day_text(days)) + s
+
+    def _locate(self, t: int) -> int:
+        """Offset at t; remembers the enclosing table segment for next time."""
+        if self._lo <= t < self._hi:
+            i = bisect_right(self._starts, t) - 1
+            self._seg_lo = max(self._starts[i], self._lo)
+            self._seg_hi = (self._starts[i + 1] if i + 1 < len(self._starts)
+                            else self._hi)
+            self._seg_off = self._infos[i].gmtoff
+            return self._seg_off
+        return self._tail.info_at(t).gmtoff
 
     # -- local time -> instant (mariadb-binlog --start/--stop-datetime) ------
     def mktime_first(self, year: int, month: int, day: int, hour: int,
