@@ -313,3 +313,46 @@ def test_mktime_first_roundtrip_and_clamp():
     assert zt.mktime_first(2040, 1, 1, 0, 0, 0, now=WINTER, clamp=False) == 2208988800
     with pytest.raises(ValueError):
         zt.mktime_first(2023, 2, 30, 0, 0, 0)
+
+
+def _query_binlog(path, start, count):
+    """A minimal v4 binlog (5.0-style FDE, no checksums) of Query events,
+    one per second from ``start``: enough for --start-datetime filtering."""
+    import struct
+
+    def event(ts, typ, body, pos):
+        size = 19 + len(body)
+        return struct.pack("<IBIIIH", ts, typ, 1, size, pos + size, 0) + body
+
+    out = bytearray(b"\xfebin")
+    fde = (struct.pack("<H", 4) + b"5.0.96-log".ljust(50, b"\0")
+           + struct.pack("<IB", 0, 19)
+           + bytes([56, 13, 0, 8, 0, 18, 0, 4, 4, 4, 4, 18] + [0] * 15))
+    out += event(start, 15, fde, len(out))
+    body = struct.pack("<IIBHH", 1, 0, 4, 0, 0) + b"test\0select 1"
+    for i in range(count):
+        out += event(start + i, 2, body, len(out))
+    path.write_bytes(bytes(out))
+
+
+@pytest.mark.skipif(shutil.which("mariadb-binlog") is None,
+                    reason="mariadb-binlog not installed")
+@pytest.mark.parametrize("tz,wall", [
+    ("America/New_York", (2023, 3, 12, 2, 30, 0)),
+    ("America/New_York", (2023, 11, 5, 1, 30, 0)),
+    ("Europe/Dublin", (2023, 3, 26, 1, 15, 7)),
+    ("Europe/Dublin", (2023, 10, 29, 1, 59, 59)),
+    ("Australia/Lord_Howe", (2023, 10, 1, 2, 15, 0)),
+    ("Australia/Lord_Howe", (2023, 4, 2, 1, 45, 0)),
+])
+def test_mktime_first_matches_real_mariadb_binlog(tmp_path, tz, wall):
+    """The first event mariadb-binlog keeps for --start-datetime is ours."""
+    expected = ZoneTable.from_tz(tz).mktime_first(*wall)   # now = real now
+    log = tmp_path / "q.bin"
+    _query_binlog(log, expected - 4000, 8000)
+    arg = "--start-datetime=%04d-%02d-%02d %02d:%02d:%02d" % wall
+    out = subprocess.run(["mariadb-binlog", arg, str(log)], env={"TZ": tz},
+                         capture_output=True, text=True).stdout
+    first = next(line for line in out.splitlines()
+                 if line.startswith("SET TIMESTAMP="))
+    assert int(first[len("SET TIMESTAMP="):].split("/")[0]) == expected
