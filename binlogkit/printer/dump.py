@@ -15,6 +15,7 @@ from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
 from binlogkit.errors import BinlogError
 from binlogkit.printer import events as P
+from binlogkit.printer.rows_verbose import print_verbose
 from binlogkit.printer.state import (
     BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, PrintState,
 )
@@ -108,7 +109,11 @@ class Printer:
 
     def account_rows(self, raw, body):
         table_map = self.state.table_maps.get(body.table_id)
-        if table_map is not None:
+        if self.options.verbose:
+            result = print_verbose(table_map, body, self.options.verbose)
+            self.state.tail.append(result.text)
+            self.state.row_events += result.rows
+        elif table_map is not None:
             self.state.row_events += R.count_rows(table_map, body)
 
     # -- files ---------------------------------------------------------------

@@ -1,0 +1,243 @@
+"""mariadb-binlog -v / -vv: the `### INSERT INTO ...` pseudo-SQL of a rows event.
+
+The text follows Rows_log_event::print_verbose of mariadb-binlog 10.11: one
+`### <command> `db`.`table`` line per row, then `### SET` / `### WHERE`
+clauses with one `###   @N=value` line per column present in the image and,
+with -vv, a `/* TYPE meta=N nullable=N is_null=N */` comment.  Values are
+formatted as log_event_print_value does (which is not always valid SQL:
+strings only escape control bytes, DATE uses ':' separators, TIMESTAMP is
+the raw epoch number, FLOAT is left-justified in 20 columns...).
+"""
+import math
+
+from binlogkit.binlog import rows as R
+from binlogkit.binlog.rowvalues import (
+    CorruptRowError, UnsupportedTypeError, decode_value, resolve_type,
+)
+from binlogkit.printer.events import backtick
+
+CORRUPTED = b"***Corrupted replication event was detected. Not printing the value***\n"
+COMMANDS = {
+    "write": (b"INSERT INTO", b"### SET\n", None),
+    "delete": (b"DELETE FROM", b"### WHERE\n", None),
+    "update": (b"UPDATE", b"### WHERE\n", b"### SET\n"),
+}
+_INT_NAMES = {R.MYSQL_TYPE_TINY: (b"TINYINT", 8), R.MYSQL_TYPE_SHORT: (b"SHORTINT", 16),
+              R.MYSQL_TYPE_INT24: (b"MEDIUMINT", 24), R.MYSQL_TYPE_LONG: (b"INT", 32),
+              R.MYSQL_TYPE_LONGLONG: (b"LONGINT", 64)}
+_BLOB_NAMES = {1: b"TINYBLOB/TINYTEXT", 2: b"BLOB/TEXT", 3: b"MEDIUMBLOB/MEDIUMTEXT",
+               4: b"LONGBLOB/LONGTEXT"}
+_FRAC_DIV = (1000000, 100000, 10000, 1000, 100, 10, 1)
+
+# my_b_write_quoted: bytes < 0x20 become \xNN; everything else (', \ and
+# bytes >= 0x80 included) is copied as is.
+_QUOTE_TABLE = {i: b"\\x%02x" % i for i in range(0x20)}
+
+
+def quote_bytes(data):
+    if any(b < 0x20 for b in data):
+        data = b"".join(_QUOTE_TABLE.get(b) or bytes((b,)) for b in data)
+    return b"'" + data + b"'"
+
+
+def type_string(col_type, meta):
+    """The typestr log_event_print_value fills in (the -vv comment's first word)."""
+    real, length = resolve_type(col_type, meta)
+    name = _INT_NAMES.get(real)
+    if name is not None:
+        return name[0]
+    if real == R.MYSQL_TYPE_NEWDECIMAL:
+        return b"DECIMAL(%d,%d)" % (meta >> 8, meta & 0xFF)
+    if real == R.MYSQL_TYPE_FLOAT:
+        return b"FLOAT"
+    if real == R.MYSQL_TYPE_DOUBLE:
+        return b"DOUBLE"
+    if real == R.MYSQL_TYPE_BIT:
+        return b"BIT(%d)" % ((meta >> 8) * 8 + (meta & 0xFF))
+    if real == R.MYSQL_TYPE_TIMESTAMP:
+        return b"TIMESTAMP"
+    if real == R.MYSQL_TYPE_TIMESTAMP2:
+        return b"TIMESTAMP(%d)" % meta
+    if real == R.MYSQL_TYPE_DATETIME:
+        return b"DATETIME"
+    if real == R.MYSQL_TYPE_DATETIME2:
+        return b"DATETIME(%d)" % meta
+    if real == R.MYSQL_TYPE_TIME:
+        return b"TIME"
+    if real == R.MYSQL_TYPE_TIME2:
+        return b"TIME(%d)" % meta
+    if real in (R.MYSQL_TYPE_NEWDATE, R.MYSQL_TYPE_DATE):
+        return b"DATE"
+    if real == R.MYSQL_TYPE_YEAR:
+        return b"YEAR"
+    if real == R.MYSQL_TYPE_ENUM:
+        n = meta & 0xFF
+        return {1: b"ENUM(1 byte)", 2: b"ENUM(2 bytes)"}.get(n)
+    if real == R.MYSQL_TYPE_SET:
+        return b"SET(%d bytes)" % (meta & 0xFF)
+    if real == R.MYSQL_TYPE_BLOB:
+        return _BLOB_NAMES.get(meta)
+    if real in (R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING):
+        return b"VARSTRING(%d)" % length
+    if real == R.MYSQL_TYPE_STRING:
+        return b"STRING(%d)" % length
+    if real == R.MYSQL_TYPE_GEOMETRY:
+        return b"GEOMETRY"
+    return None
+
+
+def _c_float(fmt, value):
+    """printf %g family as glibc does it (Python's matches except NaN's sign)."""
+    if math.isnan(value):
+        text = "-nan" if math.copysign(1.0, value) < 0 else "nan"
+        return (fmt.replace(".20g", "s").replace("g", "s") % text).encode()
+    return (fmt % value).encode()
+
+
+def _frac(microsecond, fsp):
+    if not fsp:
+        return b""
+    return b".%0*d" % (fsp, microsecond // _FRAC_DIV[fsp])
+
+
+def format_value(col_type, meta, value):
+    """The text log_event_print_value writes for a non-NULL decoded value."""
+    real, _ = resolve_type(col_type, meta)
+    name = _INT_NAMES.get(real)
+    if name is not None:
+        if value < 0:
+            return b"%d (%d)" % (value, value & ((1 << name[1]) - 1))
+        return b"%d" % value
+    if real == R.MYSQL_TYPE_NEWDECIMAL:
+        return format(value, "f").encode()
+    if real == R.MYSQL_TYPE_FLOAT:
+        return _c_float("%-20g", value)
+    if real == R.MYSQL_TYPE_DOUBLE:
+        return _c_float("%-.20g", value)
+    if real in (R.MYSQL_TYPE_STRING, R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING,
+                R.MYSQL_TYPE_BLOB, R.MYSQL_TYPE_GEOMETRY):
+        return quote_bytes(value)
+    if real == R.MYSQL_TYPE_BIT:
+        return b"b'%s'" % str(value).encode()
+    if real == R.MYSQL_TYPE_SET:
+        n = meta & 0xFF
+        bits = int.from_bytes(value.to_bytes(n, "little"), "big")
+        return b"b'%s'" % (format(bits, "0%db" % (n * 8)).encode() if n else b"")
+    if real == R.MYSQL_TYPE_ENUM:
+        return b"%d" % value
+    if real == R.MYSQL_TYPE_YEAR:
+        return b"%04d" % (value or 1900)
+    if real == R.MYSQL_TYPE_NEWDATE:
+        return b"'%04d:%02d:%02d'" % (value.year, value.month, value.day)
+    if real == R.MYSQL_TYPE_TIME:
+        return b"'%s%02d:%02d:%02d'" % (b"-" if value.negative else b"", value.hours,
+                                        value.minute, value.second)
+    if real == R.MYSQL_TYPE_TIME2:
+        return b"'%s%02d:%02d:%02d%s'" % (b"-" if value.negative else b"", value.hours,
+                                          value.minute, value.second,
+                                          _frac(value.microsecond, meta))
+    if real == R.MYSQL_TYPE_DATETIME:
+        return b"'%04d-%02d-%02d %02d:%02d:%02d'" % value[:6]
+    if real == R.MYSQL_TYPE_DATETIME2:
+        return b"'%04d-%02d-%02d %02d:%02d:%02d%s'" % (*value[:6], _frac(value.microsecond, meta))
+    if real == R.MYSQL_TYPE_TIMESTAMP:
+        seconds = value.seconds
+        return b"%d" % (seconds - (1 << 32) if seconds >= 1 << 31 else seconds)
+    if real == R.MYSQL_TYPE_TIMESTAMP2:
+        return b"%d%s" % (value.seconds, _frac(value.microsecond, meta))
+    raise UnsupportedTypeError(col_type, meta)
+
+
+def _unsupported_text(col_type, meta):
+    """What log_event_print_value writes for a type it cannot print (or None: nothing)."""
+    real, _ = resolve_type(col_type, meta)
+    if real == R.MYSQL_TYPE_ENUM:
+        return b"!! Unknown ENUM packlen=%d" % (meta & 0xFF)
+    if real == R.MYSQL_TYPE_BLOB:
+        return b"!! Unknown BLOB packlen=0"
+    return b""
+
+
+class VerboseResult:
+    """Text, rows counted, and the first error (None when the event printed fully)."""
+    __slots__ = ("text", "rows", "error")
+
+    def __init__(self, text, rows, error):
+        self.text = text
+        self.rows = rows
+        self.error = error
+
+
+def _print_image(out, table_map, cols, width, data, pos, end, clause, verbose):
+    """print_verbose_one_row; returns the new position or raises (after writing)."""
+    types, metas = table_map.column_types, table_map.column_meta
+    ncols = table_map.column_count
+    nset = sum(bin(b).count("1") for b in cols[:(width + 7) // 8])
+    null_bytes = (nset + 7) // 8
+    null_bits = data[pos:pos + null_bytes]
+    pos += null_bytes
+    out.append(clause)
+    n = 0
+    nullable = table_map.nullable
+    for col in range(min(ncols, width, len(cols) * 8)):
+        if not (cols[col >> 3] >> (col & 7)) & 1:
+            continue
+        is_null = (null_bits[n >> 3] >> (n & 7)) & 1 if (n >> 3) < len(null_bits) else 0
+        n += 1
+        out.append(b"###   @%d=" % (col + 1))
+        col_type, meta = types[col], metas[col]
+        typestr = type_string(col_type, meta)
+        if typestr is None:
+            # log_event_print_value has no text (or only an "!! Unknown" note)
+            out.append(_unsupported_text(col_type, meta))
+            raise UnsupportedTypeError(col_type, meta)
+        if is_null:
+            out.append(b"NULL")
+        else:
+            fsize = R.field_size(col_type, meta, data, pos) if pos < end else None
+            if fsize is None or pos + fsize > end:
+                out.append(CORRUPTED)
+                raise CorruptRowError("value runs past the end of the event", None, col)
+            value, size = decode_value(col_type, meta, data, pos)
+            out.append(format_value(col_type, meta, value))
+            pos += size
+        if verbose > 1:
+            out.append(b" /* %s meta=%d nullable=%d is_null=%d */" % (
+                typestr, meta, nullable(col), is_null))
+        out.append(b"\n")
+    return pos
+
+
+def print_verbose(table_map, body, verbose):
+    """Rows_log_event::print_verbose for one decoded rows event.
+
+    `table_map` is the TableMapBody for body.table_id, or None when no map was
+    seen.  Returns a VerboseResult; `rows` is how many rows were started
+    (what print_verbose adds to the row count), `error` is None or the
+    exception that stopped the printing (the text is then partial, as the
+    real tool's is).
+    """
+    command, clause1, clause2 = COMMANDS[body.kind]
+    if table_map is None:
+        return VerboseResult(b"### Row event for unknown table #%d" % body.table_id, 0, None)
+    name = backtick(table_map.db) + b"." + backtick(table_map.table)
+    data = body.rows
+    end = len(data)
+    if body.kind == "write" and not end:
+        return VerboseResult(b"### INSERT INTO " + name + b" VALUES ()\n", 0, None)
+    out = []
+    rows = 0
+    pos = 0
+    head = b"### " + command + b" " + name + b"\n"
+    width = body.width
+    try:
+        while pos < end:
+            rows += 1
+            out.append(head)
+            pos = _print_image(out, table_map, body.cols, width, data, pos, end, clause1, verbose)
+            if clause2 is not None:
+                pos = _print_image(out, table_map, body.cols_ai, width, data, pos, end,
+                                   clause2, verbose)
+    except (CorruptRowError, UnsupportedTypeError) as exc:
+        return VerboseResult(b"".join(out), rows, exc)
+    return VerboseResult(b"".join(out), rows, None)
