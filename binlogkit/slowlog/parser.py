@@ -115,6 +115,7 @@ class SlowlogParser:
         self.name = display_name(path)
         self.zone = zone if isinstance(zone, ServerZone) else ServerZone(zone)
         self.server_version = server_version
+        self.mariadb = False
         self.stats = ParseStats()
         self._last_ts = None
         self._last_end = None
@@ -239,13 +240,14 @@ class SlowlogParser:
             yield ev
 
     def _is_header(self, raw):
-        if not (raw.startswith((b"Tcp", b"TCP", b"Time ")) or b", Version" in raw):
+        if not (raw.startswith((b"Tcp", b"TCP", b"Time")) or b", Version" in raw):
             return False
         if not _HEADER.match(raw):
             return False
         m = _VERSION.search(raw)
         if m:
             self.server_version = tuple(int(x) for x in m.groups()[:3])
+            self.mariadb = b"MariaDB" in raw
         return True
 
     # -- one entry ----------------------------------------------------------
@@ -373,9 +375,10 @@ class SlowlogParser:
             return None
         stamp = int(raw) * 1_000_000
         qt_us = round(qt * 1_000_000) if qt is not None else 0
-        if start is not None or (self.server_version or (0,)) >= (8, 0, 14):
+        if start is not None or (
+                not self.mariadb and (self.server_version or (0,)) >= (8, 0, 14)):
             return stamp + qt_us          # SET timestamp= is the start from 8.0.14
-        return stamp                      # before 8.0.14 it is the logging time
+        return stamp                      # before 8.0.14 (and MariaDB): the logging time
 
     def _time(self, raw):
         cache = self._ts_cache
