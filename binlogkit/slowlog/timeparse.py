@@ -55,6 +55,8 @@ def _make_converter(name):
     try:
         return _zoneinfo_converter(name)
     except ValueError:
+        if not re.search(r"\d", name):      # not a POSIX TZ string either
+            raise
         table = _project_zone_table(name)
         if table is None:
             raise
@@ -90,10 +92,15 @@ def parse_time_value(value: bytes, zone: ServerZone):
     if m:
         y, mo, d, h, mi, s = (int(x) for x in m.groups()[:6])
         suffix = m.group(8)
+        if not (1 <= mo <= 12 and 1 <= d <= 31 and h <= 23 and mi <= 59 and s <= 60):
+            return None
         if suffix is None:
             base = _local(zone, y, mo, d, h, mi, s)
         else:
-            base = calendar.timegm((y, mo, d, h, mi, s)) - _offset(suffix)
+            try:
+                base = calendar.timegm((y, mo, d, h, mi, s)) - _offset(suffix)
+            except ValueError:
+                return None
     else:
         m = _OLD.match(value)
         if not m:

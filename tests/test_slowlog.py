@@ -1,0 +1,146 @@
+"""Unit tests: parser edge cases, zones, malformed input, CLI, pandas-free import."""
+import bz2
+import gzip
+import json
+import lzma
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from binlogkit.cli import main
+from binlogkit.slowlog import fingerprint, query_id, short_id
+from binlogkit.slowlog.parser import SlowlogParser
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "slowlog"
+
+OLD = b"""# Time: 071015 21:43:52
+# User@Host: root[root] @ localhost []
+# Query_time: 2  Lock_time: 0  Rows_sent: 1  Rows_examined: 0
+use test;
+select sleep(2) from n;
+# User@Host: root[root] @ localhost []
+# Query_time: 0.5  Lock_time: 0  Rows_sent: 1  Rows_examined: 0
+select
+  'multi;
+line' from t where id = 7;
+# Time: 071015 21:43:53
+# User@Host: root[root] @ localhost []
+# Query_time: 1.000001  Lock_time: 0.000010  Rows_sent: 0  Rows_examined: 0
+SET timestamp=1192484633;
+select 1
+"""
+
+
+def entries(tmp_path, data, zone="UTC", name="s.log"):
+    p = tmp_path / name
+    p.write_bytes(data)
+    parser = SlowlogParser(p, zone=zone)
+    return list(parser), parser.stats
+
+
+def test_old_format_inherits_time_and_db(tmp_path):
+    (a, b, c), stats = entries(tmp_path, OLD, zone="Europe/Berlin")
+    assert a.end_us == 1192477432 * 10**6           # 21:43:52 CEST = 19:43:52Z
+    assert b.ts_inherited and b.end_us == a.end_us and b.db == b"test"
+    assert b.start_us == b.end_us - 500000
+    assert b.query == b"select\n  'multi;\nline' from t where id = 7"
+    assert c.query == b"select 1\n" and c.query_time == 1.000001   # truncated last entry kept
+    assert stats.entries == 3 and stats.skipped_lines == 0
+
+
+def test_truncated_header_at_end_and_garbage(tmp_path):
+    data = b"garbage\n\x00\xff junk\n" + OLD.replace(b"select 1\n", b"select 1;\n") + \
+        b"# Time: 071015 21:44:00\n# User@Host: trunc"
+    evs, stats = entries(tmp_path, data)
+    assert len(evs) == 3
+    assert stats.skipped_lines == 2 + 2 and stats.dropped_entries == 1
+
+
+def test_bad_values_never_raise(tmp_path):
+    data = (b"# Time: margdl 11:48:27\n# Query_time: 18446744073708.796870.000036  Lock_time: x\n"
+            b"select 1;\n# Time: 2019-13-45T99:00:00Z\n# Query_time: 1\nselect 2;\n")
+    evs, stats = entries(tmp_path, data)
+    assert [e.query for e in evs] == [b"select 1", b"select 2"]
+    assert evs[0].query_time is None and stats.bad_values == 1 and stats.bad_times == 1
+
+
+@pytest.mark.parametrize("opener,suffix", [(gzip.compress, ".gz"), (bz2.compress, ".bz2"),
+                                           (lzma.compress, ".xz")])
+def test_compressed_inputs(tmp_path, opener, suffix):
+    evs, _ = entries(tmp_path, opener(OLD), name="s" + suffix)
+    assert len(evs) == 3
+
+
+def test_fingerprint_rules():
+    assert fingerprint("SELECT * FROM t WHERE a IN (1, 2,3) AND b='x' ORDER BY c ASC, d ASC LIMIT 5, 10") \
+        == "select * from t where a in(?+) and b=? order by c, d limit ?"
+    assert fingerprint("INSERT INTO t VALUES (1,'a'),(2,'b')") == "insert into t values(?+)"
+    assert fingerprint("use shop") == "use ?"
+    assert fingerprint("CALL p1(3)") == "call p1"
+    assert fingerprint("select * from users_2009 /* c */ where x = NULL") == \
+        "select * from users_? where x = ?"
+    fp = "select sleep(?) from test.n"
+    assert query_id(fp) == "A853B50CDEB4866B3A99CC42AEDCCFCD" and short_id(fp) == "3A99CC42AEDCCFCD"
+
+
+def _run(*args, input=None):
+    return CliRunner().invoke(main, ["slowlog", *args], input=input)
+
+
+def test_cli_digest_json_and_since_until(tmp_path):
+    p = tmp_path / "s.log"
+    p.write_bytes(OLD)
+    r = _run("digest", str(p), "--format", "json", "--server-tz", "Europe/Berlin", "--limit", "0")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["global"]["count"] == 3 and len(d["classes"]) == 3
+    c = d["classes"][0]
+    assert len(c["id"]) == 32 and c["query_time"]["sum"] == 2.0
+    assert c["first_seen"] == "2007-10-15T19:43:52.000000Z"
+    # --since with an explicit zone is exact; zone-less is server-local
+    r = _run("digest", str(p), "--format", "json", "--server-tz", "Europe/Berlin",
+             "--since", "2007-10-15T19:43:53Z")
+    assert json.loads(r.output)["global"]["count"] == 1
+    r = _run("digest", str(p), "--format", "json", "--server-tz", "Europe/Berlin",
+             "--until", "2007-10-15 21:43:52")
+    assert json.loads(r.output)["global"]["count"] == 2
+
+
+def test_cli_text_csv_events_and_stdin(tmp_path):
+    r = _run("digest", "-", "--server-tz", "UTC", input=OLD)
+    assert r.exit_code == 0 and "# Overall: 3 total, 3 unique" in r.output
+    assert "skipped 0 lines" in r.output
+    r = _run("digest", "-", "--format", "csv", "--group-by", "db", input=OLD)
+    assert r.exit_code == 0 and r.output.splitlines()[1].split(",")[-1] == "test"
+    r = _run("events", "-", "--server-tz", "UTC", input=OLD)
+    rows = [json.loads(x) for x in r.output.splitlines()]
+    assert rows[0]["end"] == "2007-10-15T21:43:52.000000Z" and rows[0]["db"] == "test"
+
+
+def test_cli_errors_are_one_line(tmp_path):
+    r = _run("digest", str(tmp_path / "missing.log"))
+    assert r.exit_code == 1 and "missing.log" in r.output and "Traceback" not in r.output
+    bad = tmp_path / "bad.gz"
+    bad.write_bytes(gzip.compress(OLD)[:40])
+    r = _run("digest", str(bad))
+    assert r.exit_code == 1 and "bad.gz" in r.output
+    r = _run("digest", str(bad), "--server-tz", "Mars/Olympus")
+    assert r.exit_code == 2
+
+
+def test_import_is_pandas_free():
+    code = "import sys, binlogkit.cli, binlogkit.slowlog; print('pandas' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_read_slowlog_dataframe():
+    pd = pytest.importorskip("pandas")
+    from binlogkit.slowlog import read_slowlog
+    df = read_slowlog(FIX / "mysql8-log_slow_extra.log", server_tz="UTC")
+    assert len(df) == 2 and str(df["end"].dt.tz) == "UTC"
+    assert df["start"][0] == pd.Timestamp("2019-03-24T14:01:45.335765Z")
+    assert df["Errno"].tolist() == [0, 1062] and df["rows_sent"].dtype == "Int64"
