@@ -172,7 +172,7 @@ def _print_image(out, table_map, cols, width, data, pos, end, clause, verbose):
     """print_verbose_one_row; returns the new position or raises (after writing)."""
     types, metas = table_map.column_types, table_map.column_meta
     ncols = table_map.column_count
-    nset = sum(bin(b).count("1") for b in cols[:(width + 7) // 8])
+    nset = bin(int.from_bytes(cols[:(width + 7) // 8], "little") & ((1 << width) - 1)).count("1")
     null_bytes = (nset + 7) // 8
     null_bits = data[pos:pos + null_bytes]
     pos += null_bytes
