@@ -4,6 +4,7 @@
 kept as they are in the log: charset ids, sql_mode as an int, query bytes).
 Unknown types decode to `UnknownBody`.  No I/O and no printing here.
 """
+import struct
 import zlib
 from dataclasses import dataclass, field
 
@@ -26,7 +27,7 @@ def decode_event(raw, fde):
     decoder = DECODERS.get(raw.type_code, decode_unknown)
     try:
         return decoder(raw.payload, raw, fde)
-    except (IndexError, ValueError, zlib.error) as exc:
+    except (IndexError, ValueError, struct.error, zlib.error) as exc:
         raise EventDecodeError(f"malformed {L.TYPE_NAMES.get(raw.type_code, 'Unknown')} "
                                f"event: {exc}", offset=raw.pos, type_code=raw.type_code) from None
 
@@ -434,7 +435,7 @@ GTID_HEADER_LEN = 19
 
 def _read_gtid_xid(data, pos):
     """The XID inside a MariaDB GTID event: formatID(4), two 1-byte lengths."""
-    format_id = L.XA_XID_HEADER.unpack_from(data, pos)[0]
+    format_id = L.INT32.unpack_from(data, pos)[0]
     gtrid_len, bqual_len = data[pos + 4], data[pos + 5]
     pos += 6
     gtrid = bytes(data[pos:pos + gtrid_len])

@@ -34,6 +34,7 @@ UINT8 = struct.Struct("<B")
 UINT16 = struct.Struct("<H")
 UINT32 = struct.Struct("<I")
 UINT64 = struct.Struct("<Q")
+INT32 = struct.Struct("<i")
 INT64 = struct.Struct("<q")
 DOUBLE = struct.Struct("<d")
 # MariaDB GTID: seq_no, domain_id, flags2

@@ -129,6 +129,14 @@ def fde_raw_length(data, event_size):
     return event_size, False
 
 
+def event_crc(data, type_code):
+    """CRC32 of an event; an FDE's is taken with its in-use flag cleared."""
+    if type_code == FORMAT_DESCRIPTION_EVENT and data[17] & LOG_EVENT_BINLOG_IN_USE_F:
+        data = bytearray(data)
+        data[17] &= ~LOG_EVENT_BINLOG_IN_USE_F
+    return zlib.crc32(data)
+
+
 class BinlogReader:
     """Iterate the events of one binlog file.
 
@@ -234,7 +242,7 @@ class BinlogReader:
             if has_crc and length < LOG_EVENT_HEADER_LEN:
                 raise self._error(BinlogError, "Event invalid", pos, type_code)
         checksum = _unpack_u32(raw, length)[0] if has_crc else None
-        if has_crc and self.verify_checksum and zlib.crc32(raw[:length]) != checksum:
+        if has_crc and self.verify_checksum and event_crc(raw[:length], type_code) != checksum:
             raise self._error(ChecksumMismatchError, "Event crc check failed! Most likely "
                               "there is event corruption.", pos, type_code)
         event = RawEvent(pos, header, raw, length, checksum)

@@ -4,6 +4,7 @@ The walker computes where each row image starts and ends (as the server's
 `calc_row_event_length` does), which is enough to count rows and to split an
 event into images; turning the column bytes into values is `rowvalues`' job.
 """
+import zlib
 from dataclasses import dataclass
 
 from binlogkit.binlog import layout as L
@@ -141,6 +142,7 @@ class RowsBody:
     cols_ai: bytes          # columns present in the after image (update)
     rows: bytes             # the row images, uncompressed
     extra_data: bytes = None
+    rows_offset: int = 0    # where the (possibly compressed) rows start in the event
 
     @property
     def stmt_end(self):
@@ -179,7 +181,25 @@ def decode_rows(data, raw, fde):
     rows = data[pos:]
     if raw.type_code in L.COMPRESSED_ROWS_EVENT_TYPES:
         rows = uncompress_binlog(rows)
-    return RowsBody(table_id, flags, kind, width, cols, cols_ai, bytes(rows), extra)
+    return RowsBody(table_id, flags, kind, width, cols, cols_ai, bytes(rows), extra, pos)
+
+
+def uncompressed_event(raw, body, fde):
+    """The plain rows event a compressed one stands for (row_log_event_uncompress).
+
+    Same header and post-header, the type made uncompressed, the rows data
+    inflated, the length updated and, with CRC32, a fresh checksum.
+    """
+    type_code = raw.type_code
+    plain_type = type_code - (143 if type_code <= L.DELETE_ROWS_COMPRESSED_EVENT_V1 else 139)
+    prefix = bytearray(raw.payload[:body.rows_offset])
+    new_len = len(prefix) + len(body.rows) + (L.BINLOG_CHECKSUM_LEN if raw.checksum is not None else 0)
+    prefix[L.EVENT_TYPE_OFFSET] = plain_type
+    L.UINT32.pack_into(prefix, L.EVENT_LEN_OFFSET, new_len)
+    data = bytes(prefix) + body.rows
+    if raw.checksum is not None:
+        data += L.UINT32.pack(zlib.crc32(data))
+    return data
 
 
 def bits_set(bitmap, width):
@@ -222,8 +242,20 @@ def field_size(col_type, meta, data, pos):
     return None
 
 
-def image_length(table_map, cols, data, pos, end):
-    """Length of one row image at data[pos], or 0 when it cannot be walked."""
+# Types the client's calc_field_event_length() has no case for: a row holding a
+# non-NULL value of one of them ends the walk (and the row count) there.
+NO_EVENT_LENGTH = frozenset({MYSQL_TYPE_GEOMETRY, MYSQL_TYPE_VARCHAR_COMPRESSED,
+                             MYSQL_TYPE_BLOB_COMPRESSED, MYSQL_TYPE_DECIMAL, MYSQL_TYPE_NULL,
+                             MYSQL_TYPE_JSON, MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_MEDIUM_BLOB,
+                             MYSQL_TYPE_LONG_BLOB})
+
+
+def image_length(table_map, cols, data, pos, end, client_rules=False):
+    """Length of one row image at data[pos], or 0 when it cannot be walked.
+
+    With client_rules, types mariadb-binlog cannot size also give 0, as
+    in its calc_row_event_length().
+    """
     start = pos
     present = [i for i in range(min(table_map.column_count, len(cols) * 8))
                if (cols[i // 8] >> (i % 8)) & 1]
@@ -238,7 +270,11 @@ def image_length(table_map, cols, data, pos, end):
             continue
         if pos >= end:
             return 0
-        size = field_size(types[col], metas[col], data, pos)
+        col_type = types[col]
+        if client_rules and (col_type in NO_EVENT_LENGTH or (
+                col_type == MYSQL_TYPE_BLOB and not 1 <= metas[col] <= 4)):
+            return 0
+        size = field_size(col_type, metas[col], data, pos)
         if not size or pos + size > end:
             return 0
         pos += size
@@ -255,12 +291,12 @@ def count_rows(table_map, rows_body):
     pos = 0
     while pos < end:
         count += 1
-        length = image_length(table_map, rows_body.cols, data, pos, end)
+        length = image_length(table_map, rows_body.cols, data, pos, end, True)
         if not length:
             break
         pos += length
         if rows_body.kind == "update":
-            length = image_length(table_map, rows_body.cols_ai, data, pos, end)
+            length = image_length(table_map, rows_body.cols_ai, data, pos, end, True)
             if not length:
                 break
             pos += length

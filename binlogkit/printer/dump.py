@@ -84,9 +84,6 @@ class Printer:
             text = self._times[when] = self.zone.format_header(when).encode()
         return text
 
-    def query_type_name(self, type_code):
-        return b"Query_compressed" if type_code == L.QUERY_COMPRESSED_EVENT else b"Query"
-
     def flush_head(self):
         st = self.state
         if st.head:
@@ -152,13 +149,15 @@ class Printer:
         self.write(b"DELIMITER /*!*/;\n")
         reader = BinlogReader(path, start_position=start_position,
                               verify_checksum=self.options.verify_checksum, stream=stream)
+        stopped = False
         try:
             with reader:
                 self._dump_events(reader, start_position, stop_position)
         except StopDump:
-            pass
+            stopped = True
         self.write(b"DELIMITER ;\n")
         self.state.delimiter = b";"
+        return stopped
 
     def _dump_events(self, reader, start_position, stop_position):
         reader.read_magic()
@@ -275,7 +274,8 @@ def handle_format_description(p, reader, raw, body):
 
 
 def handle_query(p, reader, raw, body):
-    if not P.is_trans_keyword(body.query):
+    is_xa = bool(p.state.gtid_ev_flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA))
+    if not P.is_trans_keyword(body.query, is_xa):
         if p.shall_skip_database(body.db):
             return
     else:
@@ -360,6 +360,8 @@ def handle_rows(p, reader, raw, body):
     if skip:
         return
     p.require_fd_printed(reader, raw)
+    if raw.type_code in L.COMPRESSED_ROWS_EVENT_TYPES:
+        raw.data = R.uncompressed_event(raw, body, reader.fde)
     P.print_rows(p, raw, body)
 
 
@@ -386,7 +388,8 @@ def dump(paths, out, options, zone, warn=None):
         for i, path in enumerate(paths):
             last = i == len(paths) - 1
             stop = options.stop_position if last else (1 << 64) - 1
-            printer.dump_file(path, start, stop)
+            if printer.dump_file(path, start, stop):
+                break
             start = L.BIN_LOG_HEADER_SIZE
         printer.postamble()
     finally:

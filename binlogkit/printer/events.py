@@ -159,7 +159,7 @@ def print_query_header(p, raw, body, out):
     if not p.options.short_form:
         print_header(p, raw, out)
         out.append(b"\t%s\tthread_id=%d\texec_time=%d\terror_code=%d\txid=%d\n" % (
-            p.query_type_name(raw.type_code), body.thread_id, body.exec_time,
+            L.TYPE_NAMES[raw.type_code].encode(), body.thread_id, body.exec_time,
             body.error_code, body.xid))
     if raw.flags & L.LOG_EVENT_SUPPRESS_USE_F:
         if not is_trans_keyword(body.query, bool(st.gtid_ev_flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA))):
@@ -309,8 +309,8 @@ def user_var_value(body):
         info = COLLATIONS.get(body.charset)
         if not info:
             return b":=???"
-        return b":=_%s X'%s' COLLATE `%s`" % (info[0].encode(), body.value.hex().upper().encode(),
-                                               info[1].encode())
+        text = b"X'%s'" % body.value.hex().upper().encode() if body.value else b'""'
+        return b":=_%s %s COLLATE `%s`" % (info[0].encode(), text, info[1].encode())
     return d
 
 
@@ -343,7 +343,7 @@ def print_binlog_checkpoint(p, raw, body):
 
 
 def print_gtid_list(p, raw, body):
-    items = b",\n# ".join(b"%d-%d-%d" % g for g in sorted(body.gtids))
+    items = b",\n# ".join(b"%d-%d-%d" % g for g in sorted(body.gtids, key=lambda g: (g[0], g[2])))
     _header_only(p, raw, b"\tGtid list [%s]\n" % items)
 
 
