@@ -287,12 +287,6 @@ NOT_EXACT = {
 }
 # (set, case) pairs whose non-row text still differs
 NOT_EXACT_IN_SET = {
-    ("compressed", "v"): "BINLOG base64 of *_compressed_rows events: the real tool encodes the "
-                         "event uncompressed, as a plain rows event (events.write_base64)",
-    ("compressed", "vv"): "BINLOG base64 of *_compressed_rows events: the real tool encodes the "
-                          "event uncompressed, as a plain rows event (events.write_base64)",
-    ("crc32", "vv_no_row_count"): "--print-row-event-positions=0 still prints the '# at N' "
-                                  "lines of non-row events",
 }
 
 

@@ -212,7 +212,7 @@ class Printer:
         if type_code not in KNOWN_TYPES and not opts.force_read:
             raise BinlogError(f"Unknown event type {type_code}", path=reader.display_name,
                               offset=raw.pos, type_code=type_code)
-        if not opts.short_form:
+        if not opts.short_form and opts.print_row_event_positions:
             self.write(b"# at %d\n" % raw.pos)
         self.hexdump_from = raw.pos
         body = decode_event(raw, reader.fde)
