@@ -166,7 +166,14 @@ class BinlogReader:
         elif self.path == "-":
             self._file = sys.stdin.buffer
         else:
-            self._file = open(self.path, "rb", buffering=0)
+            try:
+                self._file = open(self.path, "rb", buffering=0)
+            except FileNotFoundError as exc:
+                raise self._error(BinlogError, f"File not found (Errcode: {exc.errno} "
+                                  f"\"{exc.strerror}\")", 0) from None
+            except OSError as exc:
+                raise self._error(BinlogError, f"Error reading file (Errcode: {exc.errno} "
+                                  f"\"{exc.strerror}\")", 0) from None
         return self
 
     def close(self):
@@ -183,7 +190,11 @@ class BinlogReader:
     def _fill(self, upto):
         """Make sure the buffer holds the file up to offset `upto` if it can."""
         while self._buf_pos + len(self._buf) < upto and not self._eof:
-            chunk = self._file.read(max(CHUNK_SIZE, upto - self._buf_pos - len(self._buf)))
+            try:
+                chunk = self._file.read(max(CHUNK_SIZE, upto - self._buf_pos - len(self._buf)))
+            except OSError as exc:
+                raise self._error(BinlogError, f"Error reading file (Errcode: {exc.errno} "
+                                  f"\"{exc.strerror}\")", self._buf_pos + len(self._buf)) from None
             if not chunk:
                 self._eof = True
                 break

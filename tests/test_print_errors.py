@@ -1,0 +1,114 @@
+"""Bad input: partial output like the real tool, then one ERROR line naming file and offset."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+GOOD = ROOT / "fixtures" / "binlog" / "crc32" / "mariadb-bin.000001"
+
+
+def run(*args, stdin=None):
+    env = dict(os.environ, TZ="UTC")
+    proc = subprocess.run([sys.executable, "-m", "binlogkit", "print", *map(str, args)],
+                          input=stdin, capture_output=True, env=env)
+    return proc.returncode, proc.stdout, proc.stderr.decode()
+
+
+def assert_one_line_error(stderr, name, offset):
+    assert "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("ERROR: ") and str(name) in lines[0], lines[0]
+    assert f"offset {offset}" in lines[0], lines[0]
+
+
+@pytest.fixture
+def bad_dir(tmp_path):
+    data = GOOD.read_bytes()
+    (tmp_path / "empty.bin").write_bytes(b"")
+    (tmp_path / "text.bin").write_bytes(b"this is not a binlog\n")
+    (tmp_path / "trunc.bin").write_bytes(data[:1000])
+    flipped = bytearray(data)
+    flipped[600] ^= 0xFF
+    (tmp_path / "flipped.bin").write_bytes(bytes(flipped))
+    (tmp_path / "adir").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("name, offset", [("empty.bin", 0), ("text.bin", 0), ("adir", 0)])
+def test_not_a_binlog(bad_dir, name, offset):
+    code, out, err = run(bad_dir / name)
+    assert code == 1
+    assert out.endswith(b"DELIMITER /*!*/;\n")
+    assert_one_line_error(err, bad_dir / name, offset)
+
+
+def test_missing_file(bad_dir):
+    code, out, err = run(bad_dir / "nope.bin")
+    assert code == 1 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and "nope.bin" in err
+
+
+def test_truncated_mid_event(bad_dir):
+    code, out, err = run(bad_dir / "trunc.bin")
+    assert code == 1
+    data = (bad_dir / "trunc.bin").read_bytes()
+    pos = 4                      # walk the headers to the event cut by the truncation
+    while pos + int.from_bytes(data[pos + 9:pos + 13], "little") <= len(data):
+        pos += int.from_bytes(data[pos + 9:pos + 13], "little")
+    assert f"# at {pos}".encode() not in out
+    assert_one_line_error(err, bad_dir / "trunc.bin", pos)
+
+
+def test_flipped_byte_with_verify_checksum(bad_dir):
+    code, out, err = run("-c", bad_dir / "flipped.bin")
+    assert code == 1
+    assert "crc check failed" in err
+    assert "offset" in err and "flipped.bin" in err and "Traceback" not in err
+    code, out, err = run(bad_dir / "flipped.bin")   # without -c the CRC is not checked
+    assert "crc" not in err
+
+
+def test_input_is_opened_read_only(bad_dir):
+    path = bad_dir / "ro.bin"
+    path.write_bytes(GOOD.read_bytes())
+    path.chmod(0o444)
+    code, out, err = run(path)
+    assert code == 0, err
+
+
+def test_print_does_not_import_pandas():
+    code = ("import sys, io, runpy; sys.argv=['binlogkit','print','" + str(GOOD) + "'];"
+            "sys.stdout=io.TextIOWrapper(io.BytesIO());\n"
+            "from binlogkit.cli import main\n"
+            "try:\n main()\nexcept SystemExit: pass\n"
+            "assert 'pandas' not in sys.modules, 'pandas imported'\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()
+
+
+def test_zone_data_read_a_bounded_number_of_times():
+    """Printing thousands of events opens zone data once, not per event."""
+    code = (
+        "import sys, io\n"
+        "opens = []\n"
+        "sys.addaudithook(lambda ev, a: opens.append(str(a[0])) if ev == 'open' and "
+        "'zoneinfo' in str(a[0]) else None)\n"
+        "from binlogkit.printer.dump import dump\n"
+        "from binlogkit.printer.state import PrintOptions\n"
+        "from binlogkit.tz import ZoneTable\n"
+        "zone = ZoneTable.from_tz('America/New_York')\n"
+        f"files = sorted(str(p) for p in __import__('pathlib').Path({str(GOOD.parent)!r}).glob('mariadb-bin.*'))\n"
+        "out = io.BytesIO()\n"
+        "for _ in range(20):\n"
+        "    dump(files, out, PrintOptions(), zone)\n"
+        "n = out.getvalue().count(b'\\n# at ')\n"
+        "assert n > 10000, n\n"
+        "print(len(opens), n)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    opened, events = map(int, proc.stdout.split())
+    assert opened <= 2, f"zone data opened {opened} times for {events} events"
