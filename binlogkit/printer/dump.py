@@ -13,7 +13,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError
+from binlogkit.errors import BinlogError, TruncatedEventError
 from binlogkit.printer import events as P
 from binlogkit.printer.rows_verbose import print_verbose
 from binlogkit.printer.state import (
@@ -171,10 +171,9 @@ class Printer:
         while True:
             try:
                 raw = reader.read_event_at(pos)
-            except BinlogError as exc:
-                if reader.in_use and not isinstance(exc, type(None)):
-                    if _is_truncation(exc):
-                        return
+            except TruncatedEventError:
+                if reader.in_use:   # a log still being written may end mid-event: EOF
+                    return
                 raise
             if raw is None:
                 return
@@ -242,10 +241,6 @@ class Printer:
                    f"I now found a {name} event, which is not safe to process without a "
                    "Format_description_log_event.")
             raise BinlogError(msg, path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
-
-
-def _is_truncation(exc):
-    return "truncated" in exc.message
 
 
 def options_written_mask(fde):
