@@ -6,8 +6,6 @@ import sys
 
 import click
 
-from binlogkit.errors import BinlogkitError
-
 # mariadb-binlog boolean options: "--opt", "--opt=0|1|ON|OFF", "--skip-opt"
 BOOL_OPTIONS = {
     "short-form", "hexdump", "force-if-open", "force-read", "verify-binlog-checksum",
@@ -95,18 +93,6 @@ def print_cmd(files, **kw):
     from binlogkit.printer.command import run_print
     sys.exit(run_print(files, kw))
 
-
-def report_error(exc):
-    """One line on stderr for a library error."""
-    click.echo(f"ERROR: {exc}", err=True)
-
-
-def run():
-    try:
-        main()
-    except BinlogkitError as exc:  # pragma: no cover - commands handle their own
-        report_error(exc)
-        sys.exit(1)
 
 from binlogkit.slowlog.cli import slowlog  # noqa: E402
 main.add_command(slowlog)

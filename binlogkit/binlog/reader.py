@@ -301,8 +301,3 @@ class BinlogReader:
             event = self.read_event_at(pos)
             pos += event.event_size
         return None
-
-    def skip_to(self, pos):
-        """Position the buffer at `pos` (reading, not seeking, for stdin)."""
-        self._fill(pos)
-        self._discard_before(min(pos, self._buf_pos + len(self._buf)))

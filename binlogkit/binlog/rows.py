@@ -202,10 +202,6 @@ def uncompressed_event(raw, body, fde):
     return data
 
 
-def bits_set(bitmap, width):
-    return sum(1 for i in range(width) if (bitmap[i // 8] >> (i % 8)) & 1)
-
-
 def field_size(col_type, meta, data, pos):
     """Bytes used by one non-NULL value at data[pos] (table_def::calc_field_size)."""
     size = _FIXED_SIZE.get(col_type)

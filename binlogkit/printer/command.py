@@ -3,7 +3,7 @@ import os
 import re
 import sys
 
-from binlogkit.errors import BinlogError, BinlogkitError
+from binlogkit.errors import BinlogkitError
 from binlogkit.printer.dump import dump
 from binlogkit.printer.state import MY_TIME_T_MAX, PrintOptions
 from binlogkit.tz import ZoneTable
@@ -76,11 +76,7 @@ def run_print(files, kw):
         dump(list(files), out, options, zone, warn=_warn)
         out.flush()
         return 0
-    except BinlogError as exc:
-        _flush_quietly(out)
-        sys.stderr.write(f"ERROR: {exc}\n")
-        return 1
-    except BinlogkitError as exc:
+    except BinlogkitError as exc:   # BinlogError included
         _flush_quietly(out)
         sys.stderr.write(f"ERROR: {exc}\n")
         return 1

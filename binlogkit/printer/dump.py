@@ -167,21 +167,14 @@ class Printer:
                 self._adopt_format(reader)
                 if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
                     self.process_event(reader, fde, stop_position)
-        pos = max(start_position, L.BIN_LOG_HEADER_SIZE)
-        while True:
-            try:
-                raw = reader.read_event_at(pos)
-            except TruncatedEventError:
-                if reader.in_use:   # a log still being written may end mid-event: EOF
-                    return
+        try:
+            for raw in reader.events(max(start_position, L.BIN_LOG_HEADER_SIZE)):
+                if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
+                    self._adopt_format(reader)
+                self.process_event(reader, raw, stop_position)
+        except TruncatedEventError:
+            if not reader.in_use:   # a log still being written may end mid-event: EOF
                 raise
-            if raw is None:
-                return
-            if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
-                self._adopt_format(reader)
-            self.process_event(reader, raw, stop_position)
-            pos += raw.event_size
-            reader._discard_before(pos)
 
     def _adopt_format(self, reader):
         fde = reader.fde
@@ -196,7 +189,7 @@ class Printer:
             self.rec_count += 1
 
     def _process(self, reader, raw, stop_position):
-        opts, st = self.options, self.state
+        opts = self.options
         type_code = raw.type_code
         is_fde = type_code == L.FORMAT_DESCRIPTION_EVENT
         if not is_fde and not (self.rec_count >= self.offset and raw.when >= self.start_datetime):

@@ -243,24 +243,23 @@ def print_execute_load_query(p, raw, body, local_fname):
     p.write(b"".join(out))
 
 
-def print_block(p, raw, body):
-    """Append_block / Begin_load_query: a comment with file_id and length."""
+def _header_only(p, raw, text):
     if p.options.short_form:
         return
     out = []
     print_header(p, raw, out)
-    out.append(b"\n#%s: file_id: %d  block_len: %d\n" % (
-        L.TYPE_NAMES[raw.type_code].encode(), body.file_id, len(body.block)))
+    out.append(text)
     p.write(b"".join(out))
+
+
+def print_block(p, raw, body):
+    """Append_block / Begin_load_query: a comment with file_id and length."""
+    _header_only(p, raw, b"\n#%s: file_id: %d  block_len: %d\n" % (
+        L.TYPE_NAMES[raw.type_code].encode(), body.file_id, len(body.block)))
 
 
 def print_delete_file(p, raw, body):
-    if p.options.short_form:
-        return
-    out = []
-    print_header(p, raw, out)
-    out.append(b"\n#Delete_file: file_id=%d\n" % body.file_id)
-    p.write(b"".join(out))
+    _header_only(p, raw, b"\n#Delete_file: file_id=%d\n" % body.file_id)
 
 
 # -- small statement-context events ---------------------------------------------------
@@ -293,7 +292,6 @@ def format_g14(value):
 
 
 def user_var_value(body):
-    d = b""
     if body.is_null:
         return b":=NULL"
     if body.value_type == L.REAL_RESULT:
@@ -311,7 +309,7 @@ def user_var_value(body):
             return b":=???"
         text = b"X'%s'" % body.value.hex().upper().encode() if body.value else b'""'
         return b":=_%s %s COLLATE `%s`" % (info[0].encode(), text, info[1].encode())
-    return d
+    return b""  # ROW_RESULT: the real tool prints nothing after the name
 
 
 def print_user_var(p, raw, body):
@@ -320,15 +318,6 @@ def print_user_var(p, raw, body):
 
 
 # -- control events ----------------------------------------------------------------------
-
-def _header_only(p, raw, text):
-    if p.options.short_form:
-        return
-    out = []
-    print_header(p, raw, out)
-    out.append(text)
-    p.write(b"".join(out))
-
 
 def print_rotate(p, raw, body):
     _header_only(p, raw, b"\tRotate to %s  pos: %d\n" % (body.new_log_ident, body.position))
