@@ -66,10 +66,12 @@ class MariaDBServer:
 
     def __init__(self, options: dict | None = None, env: dict | None = None,
                  basedir: str | os.PathLike | None = None,
-                 startup_timeout: float = 60.0):
+                 startup_timeout: float = 60.0, server_env: dict | None = None):
         self.options = dict(options or {})
         self.env = dict(os.environ)
         self.env.update(env or {})
+        # extra variables for the mariadbd process only (e.g. LD_PRELOAD)
+        self.server_env = dict(server_env or {})
         self.startup_timeout = startup_timeout
         self._own_base = basedir is None
         self.basedir = Path(basedir) if basedir else Path(tempfile.mkdtemp(prefix="binlogkit-lab-"))
@@ -118,7 +120,8 @@ class MariaDBServer:
                f"--tmpdir={self.tmpdir}", "--innodb-buffer-pool-size=32M",
                "--innodb-log-file-size=16M"]
         cmd += [_opt(k, v) for k, v in self.options.items()]
-        self.proc = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(cmd, env={**self.env, **self.server_env},
+                                     stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + self.startup_timeout
         while True:
