@@ -1,0 +1,226 @@
+"""Binlog rotations from a header-only pass over binlog files.
+
+``scan_binlog(path)`` reads one file event by event, looking at the common
+header only (plus the format description, the ROTATE event's target name, and
+MySQL GTID events when the decoder gives their commit timestamps):
+
+==================  ==========================================================
+file, path          base name and the path as given
+size_bytes          file size
+first_event,        header times (UTC) of the first and last event; header
+last_event          times are statement starts with one-second resolution
+events              number of events
+server_version      from the format description event (FDE)
+created             FDE ``created`` as a time, NaT when 0.  Non-zero means the
+                    server wrote this file at start-up (a restart); 0 means
+                    the file was opened by a rotation
+in_use              the FDE's LOG_EVENT_BINLOG_IN_USE flag: the file was not
+                    closed (the live file, or a crash)
+rotate_to,          ROTATE event: next file name and header time (the start of
+rotated_at          the statement whose commit filled the file)
+stopped             the file ends in a STOP event (clean shutdown)
+first_commit,       MySQL 8: first/last GTID immediate_commit_timestamp (µs);
+last_commit         NaT for MariaDB and older MySQL
+max_commit_gap_s    MySQL 8: largest gap between consecutive commit timestamps
+max_commit_group    MySQL 5.7+: most transactions sharing one last_committed
+==================  ==========================================================
+
+``rotations_frame(paths)`` gives that table for several files (in binlog
+order), and ``rotations_table(files)`` one row per rotation: ``from_file``,
+``to_file``, ``at``, ``size_bytes``, ``lifetime_s``, ``next_given`` (the next
+file is among the inputs), ``missing_before`` (files of the sequence absent
+between this file and the previous one given: purged, or not supplied),
+``restart_after`` (the next file was created at a server start), and with
+MySQL 8 ``commit_gap_s`` (first commit of the next file minus last commit of
+this one: an upper bound on how long the rotation blocked commits).
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import re
+
+import pandas as pd
+
+from binlogkit.binlog import layout as L
+from binlogkit.binlog.events import decode_event
+from binlogkit.binlog.reader import BinlogReader
+from binlogkit.errors import BinlogError, BinlogkitError
+
+__all__ = ["scan_binlog", "rotations_frame", "rotations_table", "binlog_sort_key",
+           "restarts", "FILE_COLUMNS", "ROTATION_COLUMNS"]
+
+FILE_COLUMNS = ["file", "path", "size_bytes", "first_event", "last_event", "events",
+                "server_version", "created", "in_use", "rotate_to", "rotated_at", "stopped",
+                "first_commit", "last_commit", "max_commit_gap_s", "max_commit_group"]
+ROTATION_COLUMNS = ["from_file", "to_file", "at", "size_bytes", "opened_at", "lifetime_s",
+                    "next_given", "missing_before", "restart_after", "commit_gap_s"]
+
+_GTID_CODES = frozenset({L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT,
+                         getattr(L, "GTID_TAGGED_LOG_EVENT", 42)})
+_SEQ = re.compile(r"^(.*)\.(\d+)$")
+_UTC = datetime.timezone.utc
+
+
+def binlog_sort_key(name: str):
+    """(base, sequence number) so that mariadb-bin.000010 sorts after .000009."""
+    m = _SEQ.match(os.path.basename(str(name)))
+    if not m:
+        return (os.path.basename(str(name)), -1)
+    return (m.group(1), int(m.group(2)))
+
+
+def _ts(seconds):
+    if seconds is None:
+        return pd.NaT
+    return pd.Timestamp(datetime.datetime.fromtimestamp(seconds, tz=_UTC))
+
+
+class _CommitClock:
+    """MySQL 8 GTID commit timestamps and commit-group sizes of one file."""
+
+    __slots__ = ("first", "last", "max_gap", "group_key", "group_size", "max_group")
+
+    def __init__(self):
+        self.first = self.last = None
+        self.max_gap = 0.0
+        self.group_key = None
+        self.group_size = self.max_group = 0
+
+    def add(self, body):
+        ict = getattr(body, "immediate_commit_timestamp", None)
+        if ict:
+            if self.last is not None:
+                self.max_gap = max(self.max_gap, (ict - self.last) / 1e6)
+            if self.first is None:
+                self.first = ict
+            self.last = ict
+        key = getattr(body, "last_committed", None)
+        if key is not None:
+            self.group_size = self.group_size + 1 if key == self.group_key else 1
+            self.group_key = key
+            self.max_group = max(self.max_group, self.group_size)
+
+
+def _gtid_body(raw, fde):
+    """The decoded MySQL GTID body, or None when no decoder for it is loaded."""
+    try:
+        body = decode_event(raw, fde)
+    except BinlogkitError:
+        return None
+    return None if type(body).__name__ == "UnknownBody" else body
+
+
+def scan_binlog(path) -> dict:
+    """One row of the per-file table (see the module doc) for binlog ``path``."""
+    row = {"file": os.path.basename(str(path)), "path": str(path), "events": 0,
+           "rotate_to": None, "rotated_at": pd.NaT, "stopped": False}
+    try:
+        row["size_bytes"] = os.path.getsize(path)
+    except OSError as exc:
+        raise BinlogError(f"cannot read: {exc.strerror}", path=str(path), offset=0) from None
+    first = last = None
+    clock = _CommitClock()
+    fde_seen = False
+    with BinlogReader(path) as reader:
+        reader.read_magic()
+        for raw in reader.events():
+            row["events"] += 1
+            when = raw.when
+            first = when if first is None else first
+            last = when if last is None or when > last else last
+            code = raw.type_code
+            if code == L.FORMAT_DESCRIPTION_EVENT and not fde_seen:
+                fde_seen = True
+                row["server_version"] = reader.fde.server_version.decode("ascii", "replace")
+                row["created"] = _ts(reader.fde.created or None)
+                row["in_use"] = bool(reader.fde.flags & L.LOG_EVENT_BINLOG_IN_USE_F)
+            elif code == L.ROTATE_EVENT and row["events"] > 1:
+                body = decode_event(raw, reader.fde)
+                row["rotate_to"] = bytes(body.new_log_ident).decode("utf-8", "replace")
+                row["rotated_at"] = _ts(when)
+            elif code == L.STOP_EVENT:
+                row["stopped"] = True
+            elif code in _GTID_CODES:
+                body = _gtid_body(raw, reader.fde)
+                if body is not None:
+                    clock.add(body)
+    if not fde_seen:
+        raise BinlogError("no format description event: not a v4 binary log", path=str(path),
+                          offset=4)
+    row.update(first_event=_ts(first), last_event=_ts(last),
+               first_commit=_ts(clock.first / 1e6) if clock.first else pd.NaT,
+               last_commit=_ts(clock.last / 1e6) if clock.last else pd.NaT,
+               max_commit_gap_s=clock.max_gap if clock.first else float("nan"),
+               max_commit_group=clock.max_group or pd.NA)
+    return row
+
+
+def rotations_frame(paths) -> pd.DataFrame:
+    """One row per binlog file, in binlog order (columns in the module doc)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    rows = [scan_binlog(p) for p in sorted(paths, key=lambda p: binlog_sort_key(str(p)))]
+    df = pd.DataFrame(rows, columns=FILE_COLUMNS)
+    for col in ("first_event", "last_event", "created", "rotated_at", "first_commit",
+                "last_commit"):
+        df[col] = pd.to_datetime(df[col], utc=True)
+    df["max_commit_group"] = df["max_commit_group"].astype("Int64")
+    return df
+
+
+def _missing_between(prev_name, name):
+    """Names of the sequence files between two given files (purged or not given)."""
+    if prev_name is None:
+        return []
+    (b0, s0), (b1, s1) = binlog_sort_key(prev_name), binlog_sort_key(name)
+    if b0 != b1 or s0 < 0 or s1 - s0 <= 1:
+        return []
+    width = len(_SEQ.match(name).group(2))
+    return [f"{b1}.{n:0{width}d}" for n in range(s0 + 1, s1)]
+
+
+def rotations_table(files: pd.DataFrame) -> pd.DataFrame:
+    """One row per ROTATE event of the per-file table ``files`` (module doc)."""
+    by_name = {f: i for i, f in enumerate(files["file"])}
+    rows = []
+    prev = None
+    for i, f in files.iterrows():
+        missing = _missing_between(prev, f["file"])
+        prev = f["file"]
+        if not isinstance(f["rotate_to"], str):
+            continue
+        j = by_name.get(f["rotate_to"])
+        nxt = files.iloc[j] if j is not None else None
+        opened = f["first_event"]
+        gap = float("nan")
+        if nxt is not None and pd.notna(f["last_commit"]) and pd.notna(nxt["first_commit"]):
+            gap = (nxt["first_commit"] - f["last_commit"]).total_seconds()
+        rows.append({
+            "from_file": f["file"], "to_file": f["rotate_to"], "at": f["rotated_at"],
+            "size_bytes": int(f["size_bytes"]), "opened_at": opened,
+            "lifetime_s": (f["rotated_at"] - opened).total_seconds(),
+            "next_given": nxt is not None, "missing_before": missing,
+            "restart_after": bool(nxt is not None and pd.notna(nxt["created"])),
+            "commit_gap_s": gap,
+        })
+    df = pd.DataFrame(rows, columns=ROTATION_COLUMNS)
+    for col in ("at", "opened_at"):
+        df[col] = pd.to_datetime(df[col], utc=True)
+    return df
+
+
+def restarts(files: pd.DataFrame) -> pd.DataFrame:
+    """Files written at a server start (FDE ``created`` set), with how the one before ended."""
+    out = []
+    for i in range(len(files)):
+        f = files.iloc[i]
+        if pd.isna(f["created"]):
+            continue
+        before = files.iloc[i - 1] if i > 0 else None
+        how = None
+        if before is not None:
+            how = "clean shutdown" if before["stopped"] else (
+                "crash (previous file still marked in use)" if before["in_use"] else "unknown")
+        out.append({"file": f["file"], "at": f["created"], "previous_end": how})
+    return pd.DataFrame(out, columns=["file", "at", "previous_end"])

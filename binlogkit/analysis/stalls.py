@@ -1,0 +1,210 @@
+"""Stall episodes: pile-ups and slow periods, attributed to binlog rotations or explained by hints.
+
+``find_stalls(statements, rotations, restarts)`` returns one row per episode:
+
+=====================  =====================================================
+start, end             ``datetime64[ns, UTC]``
+duration_s             float
+shape                  ``pile-up`` (released at one instant, see
+                       :mod:`binlogkit.analysis.pileups`) or ``spread``
+                       (several slow statements at once, not released
+                       together)
+queries, writes,       statements involved, by kind
+commits, reads, others
+max_query_time,        seconds; share of the time spent in Lock_time;
+lock_share,            median Rows_examined; top query classes
+rows_examined_median,
+top_classes, members
+cause                  ``binlog_rotation`` or ``unexplained``
+rotation_from,         the rotation that caused it (None otherwise)
+rotation_to,
+rotation_at,
+rotation_size
+hint                   for unexplained stalls: what the shape suggests
+=====================  =====================================================
+
+A pile-up is a ``binlog_rotation`` stall when a ROTATE event's time (the
+start, in whole seconds, of the statement whose commit filled the file) is
+within ``[S - 1 s, S + 2 s]`` of the stall start S, and most piled statements
+are writes or COMMITs: a rotation holds the binlog lock, which reads do not
+need.  Each rotation explains at most one stall (the nearest).
+
+``cadence(rotations, stalls)`` compares how often files rotate with how often
+stalls happen, and counts how many rotations caused a stall (precision) and
+how many stalls rotations explain (recall).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from binlogkit.analysis.pileups import PILEUP_COLUMNS, describe, find_pileups, seconds
+
+__all__ = ["find_stalls", "find_spread", "attribute", "cadence", "STALL_COLUMNS",
+           "ROTATION_CAUSE", "UNEXPLAINED"]
+
+ROTATION_CAUSE = "binlog_rotation"
+UNEXPLAINED = "unexplained"
+STALL_COLUMNS = ["start", "end", "duration_s", "shape", "queries", "writes", "commits", "reads",
+                 "others", "max_query_time", "lock_share", "rows_examined_median", "top_classes",
+                 "members", "cause", "rotation_from", "rotation_to", "rotation_at",
+                 "rotation_size", "hint"]
+BEFORE_S, AFTER_S = 1.0, 2.0          # rotation time vs stall start
+MIN_WRITE_SHARE = 0.5
+
+
+def find_spread(statements: pd.DataFrame, exclude=(), min_latency=0.5, min_concurrent=3,
+                min_duration=0.5, merge_gap=1.0) -> pd.DataFrame:
+    """Periods when ``min_concurrent`` slow statements ran at once (not pile-ups)."""
+    cand = statements[statements["query_time"] >= min_latency].drop(index=list(exclude),
+                                                                     errors="ignore")
+    if len(cand) < min_concurrent:
+        return pd.DataFrame(columns=PILEUP_COLUMNS)
+    half = cand["time_res_s"].to_numpy() / 2
+    t0, t1 = seconds(cand["start"]) + half, seconds(cand["end"]) + half
+    points = np.concatenate([t0, t1])
+    delta = np.concatenate([np.ones(len(t0)), -np.ones(len(t1))])
+    order = np.lexsort((delta, points))               # at a tie, close before open
+    pts, depth = points[order], np.cumsum(delta[order])
+    periods = []
+    for k in range(len(pts) - 1):
+        if depth[k] >= min_concurrent:
+            if periods and pts[k] - periods[-1][1] <= merge_gap:
+                periods[-1][1] = pts[k + 1]
+            else:
+                periods.append([pts[k], pts[k + 1]])
+    rows = []
+    for a, b in periods:
+        if b - a < min_duration:
+            continue
+        members = cand.index[(t0 < b) & (t1 > a)]
+        row = {"start": a, "end": b, "duration_s": round(b - a, 3), "members": list(members)}
+        row.update(describe(statements.loc[members]))
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=PILEUP_COLUMNS)
+    for col in ("start", "end"):
+        df[col] = pd.to_datetime(df[col].astype("float64") * 1e6, unit="us", utc=True)
+    return df
+
+
+def find_stalls(statements, rotations=None, restarts=None, covered=None, min_latency=0.5,
+                min_duration=0.5) -> pd.DataFrame:
+    """Pile-ups and spread periods of ``statements``, attributed (module doc).
+
+    ``rotations``: a rotations_table; ``restarts``: binlog files created at
+    start-up; ``covered``: (first, last) instants the binlogs cover.
+    """
+    piles = find_pileups(statements, min_latency=min_latency, min_duration=min_duration)
+    piles.insert(3, "shape", "pile-up")
+    taken = [m for ms in piles["members"] for m in ms]
+    spread = find_spread(statements, exclude=taken, min_latency=min_latency,
+                         min_duration=min_duration)
+    spread.insert(3, "shape", "spread")
+    frames = [f for f in (piles, spread) if len(f)]
+    stalls = (pd.concat(frames, ignore_index=True) if frames
+              else pd.DataFrame(columns=PILEUP_COLUMNS[:3] + ["shape"] + PILEUP_COLUMNS[3:]))
+    stalls = stalls.sort_values("start", kind="stable").reset_index(drop=True)
+    return attribute(stalls, rotations, restarts, covered)
+
+
+def _write_share(row) -> float:
+    return (row["writes"] + row["commits"]) / row["queries"] if row["queries"] else 0.0
+
+
+def attribute(stalls, rotations=None, restarts=None, covered=None) -> pd.DataFrame:
+    """Set cause/rotation_*/hint on each stall (see the module doc)."""
+    stalls = stalls.copy()
+    for col, value in (("cause", UNEXPLAINED), ("rotation_from", None), ("rotation_to", None),
+                       ("rotation_at", pd.NaT), ("rotation_size", pd.NA), ("hint", None)):
+        stalls[col] = value
+    stalls["rotation_at"] = pd.to_datetime(stalls["rotation_at"], utc=True)
+    near = _nearest_rotations(stalls, rotations)
+    for i, row in stalls.iterrows():
+        rot = near.get(i)
+        if rot is not None and row["shape"] == "pile-up" and _write_share(row) >= MIN_WRITE_SHARE:
+            stalls.loc[i, ["cause", "rotation_from", "rotation_to", "rotation_at",
+                           "rotation_size"]] = [ROTATION_CAUSE, rot["from_file"], rot["to_file"],
+                                                rot["at"], int(rot["size_bytes"])]
+        else:
+            stalls.at[i, "hint"] = hint(row, rot, restarts, covered)
+    stalls["rotation_size"] = stalls["rotation_size"].astype("Int64")
+    return stalls[STALL_COLUMNS]
+
+
+def _nearest_rotations(stalls, rotations) -> dict:
+    """{stall index: rotation row}; each rotation goes to the nearest stall start."""
+    if rotations is None or not len(rotations) or not len(stalls):
+        return {}
+    at = seconds(rotations["at"])
+    starts = seconds(stalls["start"])
+    pairs = []
+    for i, s in zip(stalls.index, starts):
+        for j, a in enumerate(at):
+            if a - BEFORE_S <= s <= a + AFTER_S:
+                pairs.append((abs(s - (a + 0.5)), i, j))
+    out, used = {}, set()
+    for _, i, j in sorted(pairs):
+        if i not in out and j not in used:
+            out[i] = rotations.iloc[j]
+            used.add(j)
+    return out
+
+
+def hint(row, rotation=None, restarts=None, covered=None) -> str:
+    """Why an unexplained stall may have happened, from its shape."""
+    start, end = row["start"], row["end"]
+    for _, r in (restarts if restarts is not None else pd.DataFrame()).iterrows():
+        if start - pd.Timedelta(minutes=2) <= r["at"] <= end + pd.Timedelta(minutes=2):
+            return (f"server restart: {r['file']} was created at start-up at "
+                    f"{r['at']:%H:%M:%S}Z")
+    reads, writes = row["reads"], row["writes"] + row["commits"]
+    parts = []
+    if row["lock_share"] >= 0.5:
+        parts.append(f"row locks: Lock_time is {row['lock_share']:.0%} of the statements' time; "
+                     "look for a long transaction holding locks on these tables")
+    elif row["shape"] == "spread":
+        cheap = not (row["rows_examined_median"] > 1000)
+        if reads and writes and cheap:
+            parts.append("time-zone lock? cheap reads and writes slowed down together over "
+                         f"{row['duration_s']:.1f} s instead of being released at one instant, "
+                         "as with time_zone=SYSTEM (glibc tzset lock); try time_zone='+00:00'")
+        else:
+            parts.append("several slow statements at once, not released together: "
+                         "look at the query classes (plans, load)")
+    elif reads and writes and reads >= 0.3 * row["queries"]:
+        parts.append("reads and writes were released together: a server-wide lock or pause "
+                     "(CPU, swap, FLUSH TABLES WITH READ LOCK), not the binlog")
+    elif writes:
+        if covered is None or not (covered[0] <= start <= covered[1]):
+            parts.append("writes released together, but the binlogs given do not cover this "
+                         "time; pass the binlog files of that period to check for a rotation")
+        else:
+            parts.append("writes and COMMITs released together with no binlog rotation near: "
+                         "a commit-path stall (binlog or redo log sync, disk)")
+    else:
+        parts.append("only reads piled up: a metadata lock or a table lock (DDL, FLUSH TABLES)")
+    if rotation is not None:
+        parts.append(f"a binlog rotation ({rotation['from_file']} -> {rotation['to_file']}) "
+                     "happened at its start, but a binlog stall holds writes only")
+    return "; ".join(parts)
+
+
+def _spacing(times) -> dict | None:
+    t = np.sort(seconds(pd.Series(times)))
+    if len(t) < 2:
+        return None
+    d = np.diff(t)
+    med = float(np.median(d))
+    return {"median_s": med, "spread_s": float(np.median(np.abs(d - med))), "count": int(len(d))}
+
+
+def cadence(rotations: pd.DataFrame, stalls: pd.DataFrame) -> dict:
+    """Rotation vs stall spacing, precision (rotations that stalled) and recall."""
+    explained = stalls[stalls["cause"] == ROTATION_CAUSE]
+    n_rot, n_stall = len(rotations), len(stalls)
+    return {
+        "rotation_interval": _spacing(rotations["at"]) if n_rot else None,
+        "stall_interval": _spacing(stalls["start"]) if n_stall else None,
+        "rotations": n_rot, "rotations_with_stall": int(explained["rotation_from"].nunique()),
+        "stalls": n_stall, "stalls_explained": int(len(explained)),
+    }
