@@ -1,0 +1,292 @@
+"""Assemble the stall report: read the inputs, find stalls, decide the verdict.
+
+``build_report(binlogs, slowlogs, ...)`` returns a :class:`Report`: ``doc`` is
+the JSON document (schema below), ``statements``/``stalls``/``rotations`` the
+frames the picture is drawn from, ``exit_code`` 0 or 3.
+
+JSON document::
+
+    {"verdict": str, "threshold_s": float, "generated_at": ISO,
+     "window": {"since", "until", "first", "last"},       # ISO-8601 UTC or null
+     "stalls": [{"start", "end", "duration_s", "queries", "writes", "commits", "reads",
+                 "others", "max_query_time_s", "lock_share", "shape", "over_threshold",
+                 "cause": "binlog_rotation" | "unexplained",
+                 "rotation": {"from_file", "to_file", "at", "size_bytes"} | null,
+                 "hint": str | null, "top_classes": [{"fingerprint", "count", "id"}]}],
+     "rotations": [{"from_file", "to_file", "at", "size_bytes", "lifetime_s", "stall_s",
+                    "missing_before", "restart_after", "commit_gap_s"}],
+     "restarts": [{"file", "at", "previous_end"}],
+     "cadence": {"rotation_interval": {"median_s", "spread_s", "count"} | null,
+                 "stall_interval": ..., "rotations", "rotations_with_stall", "stalls",
+                 "stalls_explained"},
+     "inputs": {"binlogs", "slowlogs", "statements", "slow_statements", "binlog_span",
+                "slowlog_span", "server_tz", "min_query_time_s"},
+     "advice": [str], "notes": [str], "state": {...} | null}
+"""
+from __future__ import annotations
+
+import datetime
+import math
+import os
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from binlogkit.analysis.pileups import check_statements, statements_frame
+from binlogkit.analysis.rotations import restarts as find_restarts
+from binlogkit.analysis.rotations import rotations_frame, rotations_table
+from binlogkit.analysis.stalls import ROTATION_CAUSE, cadence, find_stalls
+from binlogkit.errors import BinlogkitError
+from binlogkit.report import state as state_mod
+
+__all__ = ["Report", "build_report", "EXIT_OK", "EXIT_STALLS", "EXIT_ERROR"]
+
+EXIT_OK, EXIT_ERROR, EXIT_STALLS = 0, 1, 3
+MIN_LATENCY_S = 0.5          # statements at least this slow can make a stall
+MIN_STALL_S = 0.5            # shorter episodes are not reported
+OVERLAP_SLACK_S = 60.0
+
+
+@dataclass
+class Report:
+    doc: dict
+    statements: pd.DataFrame
+    stalls: pd.DataFrame
+    rotations: pd.DataFrame
+    exit_code: int = EXIT_OK
+    warnings: list = field(default_factory=list)
+
+
+def iso(ts) -> str | None:
+    """A Timestamp / epoch-µs int as ISO-8601 UTC with microseconds and ``Z``."""
+    if ts is None or (not isinstance(ts, (int, float)) and pd.isna(ts)):
+        return None
+    if isinstance(ts, (int, float)):
+        ts = pd.Timestamp(int(ts), unit="us", tz="UTC")
+    return ts.tz_convert("UTC").strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _us(ts) -> int:
+    return int(ts.value // 1000)
+
+
+def _span(first, last):
+    return [iso(first), iso(last)]
+
+
+def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1.0,
+                 zone=None, server_tz=None, state_path=None, now=None) -> Report:
+    """Everything the renderers need (see the module doc)."""
+    prev = state_mod.load_state(state_path) if state_path else None
+    watermark = prev["watermark_us"] if prev else None
+    min_end = None if watermark is None else watermark - state_mod.LOOKBACK_US
+    files = rotations_frame(list(binlogs)) if binlogs else None
+    statements = statements_frame(list(slowlogs), zone=zone, min_end_us=min_end)
+    if watermark is None:
+        check_statements(statements, slowlogs)
+    notes = []
+    rotations = rotations_table(files) if files is not None else pd.DataFrame()
+    covered = None
+    if files is not None and len(files):
+        covered = (files["first_event"].min(), files["last_event"].max())
+        _check_overlap(covered, statements, server_tz, notes)
+    restarts = find_restarts(files) if files is not None else None
+    stalls = find_stalls(statements, rotations, restarts, covered,
+                         min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S)
+    lo = _max(since_us, watermark)
+    stalls, rotations_w = _window(stalls, rotations, lo, until_us, prev)
+    doc = _doc(statements, stalls, rotations_w, restarts, files, threshold, since_us, until_us,
+               slowlogs, server_tz, notes, now)
+    if state_path:
+        doc["state"] = state_mod.save_state(state_path, prev, statements, files, stalls, until_us)
+    code = EXIT_STALLS if any(s["over_threshold"] for s in doc["stalls"]) else EXIT_OK
+    return Report(doc, statements, stalls, rotations_w, code, notes)
+
+
+def _max(a, b):
+    vals = [v for v in (a, b) if v is not None]
+    return max(vals) if vals else None
+
+
+def _window(stalls, rotations, lo_us, hi_us, prev):
+    """Stalls and rotations inside [lo, hi]; with a state, not reported before."""
+    keep = pd.Series(True, index=stalls.index)
+    if lo_us is not None:
+        # a stall may end a little before the watermark and still be new (partly logged)
+        slack = state_mod.SETTLE_US if prev else 0
+        keep &= stalls["end"].map(_us) > lo_us - slack
+    if hi_us is not None:
+        keep &= stalls["start"].map(_us) <= hi_us
+    if prev:
+        done = prev.get("reported", [])
+        keep &= [not any(a < _us(e) and _us(s) < b for a, b in done)
+                 for s, e in zip(stalls["start"], stalls["end"])]
+    stalls = stalls[keep].reset_index(drop=True)
+    if len(rotations):
+        rk = pd.Series(True, index=rotations.index)
+        if lo_us is not None:
+            rk &= rotations["at"].map(_us) > lo_us
+        if hi_us is not None:
+            rk &= rotations["at"].map(_us) <= hi_us
+        rotations = rotations[rk].reset_index(drop=True)
+    return stalls, rotations
+
+
+def _check_overlap(covered, statements, server_tz, notes):
+    if statements.empty:
+        return
+    b0, b1 = covered
+    s0, s1 = statements["start"].min(), statements["end"].max()
+    slack = pd.Timedelta(seconds=OVERLAP_SLACK_S)
+    if s1 < b0 - slack or s0 > b1 + slack:
+        raise BinlogkitError(
+            f"the binlogs cover {_hm(b0)} to {_hm(b1)} but the slow log covers {_hm(s0)} to "
+            f"{_hm(s1)}: they do not overlap (files from different days or servers"
+            + (", or the slow log's zone-less times are not in "
+               f"{server_tz or 'this machine' + chr(39) + 's zone'}: set --server-tz"
+               if abs((s0 - b0).total_seconds()) < 27 * 3600 else "") + ")")
+    if s0 < b0 - slack or s1 > b1 + slack:
+        notes.append(f"The binlogs cover {_hm(b0)} to {_hm(b1)}, the slow log {_hm(s0)} to "
+                     f"{_hm(s1)}; stalls outside the binlogs' time cannot be matched to "
+                     "rotations.")
+
+
+def _hm(ts) -> str:
+    return ts.strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+# -- the JSON document ----------------------------------------------------------------------
+
+def _stall_dict(row, threshold) -> dict:
+    rot = None
+    if row["cause"] == ROTATION_CAUSE:
+        rot = {"from_file": row["rotation_from"], "to_file": row["rotation_to"],
+               "at": iso(row["rotation_at"]), "size_bytes": int(row["rotation_size"])}
+    return {
+        "start": iso(row["start"]), "end": iso(row["end"]),
+        "duration_s": round(float(row["duration_s"]), 3), "queries": int(row["queries"]),
+        "writes": int(row["writes"]), "commits": int(row["commits"]),
+        "reads": int(row["reads"]), "others": int(row["others"]),
+        "max_query_time_s": round(float(row["max_query_time"]), 6),
+        "lock_share": round(float(row["lock_share"]), 4), "shape": row["shape"],
+        "over_threshold": bool(row["duration_s"] >= threshold),
+        "cause": row["cause"], "rotation": rot, "hint": row["hint"],
+        "top_classes": list(row["top_classes"]),
+    }
+
+
+def _num(v, nd=3):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), nd)
+
+
+def _rotation_dicts(rotations, stalls) -> list:
+    stall_of = {r["rotation_from"]: r["duration_s"] for _, r in stalls.iterrows()
+                if r["cause"] == ROTATION_CAUSE}
+    return [{"from_file": r["from_file"], "to_file": r["to_file"], "at": iso(r["at"]),
+             "size_bytes": int(r["size_bytes"]), "lifetime_s": _num(r["lifetime_s"], 1),
+             "stall_s": _num(stall_of.get(r["from_file"])),
+             "missing_before": list(r["missing_before"]), "restart_after": bool(r["restart_after"]),
+             "commit_gap_s": _num(r["commit_gap_s"], 6)}
+            for _, r in rotations.iterrows()]
+
+
+def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, until_us,
+         slowlogs, server_tz, notes, now) -> dict:
+    stall_docs = [_stall_dict(r, threshold) for _, r in stalls.iterrows()]
+    first = statements["start"].min() if len(statements) else None
+    last = statements["end"].max() if len(statements) else None
+    min_qt = float(statements["query_time"].min()) if len(statements) else None
+    if files is not None and len(files) and not len(rotations_table(files)):
+        notes.append("The binlogs given contain no rotation (no ROTATE event): stalls cannot be "
+                     "matched to rotations.  Pass the binlog files of the period, not only the "
+                     "live one.")
+    if min_qt is not None and min_qt >= 0.1:
+        notes.append(f"The slow log has no statement faster than {min_qt:.2f} s "
+                     "(long_query_time > 0): only the slow part of each stall is visible, and "
+                     "stall starts are estimated from those statements.")
+    cad = cadence(rotations, stalls)
+    doc = {
+        "verdict": verdict(stall_docs, cad, threshold, first, last, len(statements)),
+        "threshold_s": threshold,
+        "generated_at": iso(pd.Timestamp(now or datetime.datetime.now(datetime.timezone.utc))),
+        "window": {"since": iso(since_us), "until": iso(until_us), "first": iso(first),
+                   "last": iso(last)},
+        "stalls": stall_docs,
+        "rotations": _rotation_dicts(rotations, stalls),
+        "restarts": [{"file": r["file"], "at": iso(r["at"]), "previous_end": r["previous_end"]}
+                     for _, r in (restarts if restarts is not None else pd.DataFrame()).iterrows()],
+        "cadence": cad,
+        "inputs": {
+            "binlogs": [] if files is None else list(files["file"]),
+            "slowlogs": [os.path.basename(str(p)) for p in slowlogs],
+            "statements": int(len(statements)),
+            "slow_statements": int((statements["query_time"] >= MIN_LATENCY_S).sum()),
+            "binlog_span": None if files is None or not len(files) else
+            _span(files["first_event"].min(), files["last_event"].max()),
+            "slowlog_span": _span(first, last) if first is not None else None,
+            "server_tz": server_tz, "min_query_time_s": min_qt,
+        },
+        "advice": advice(stall_docs),
+        "notes": notes,
+        "state": None,
+    }
+    return doc
+
+
+def _fmt_size(n) -> str:
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div:
+            return f"{n / div:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
+    """One line for cron mail: how many stalls, how many at rotations, the worst."""
+    if not n_statements:
+        return "No new slow-log statements since the last run."
+    over = [s for s in stalls if s["over_threshold"]]
+    rot_over = [s for s in over if s["cause"] == ROTATION_CAUSE]
+    span = f"{_hm(first)} to {_hm(last)}"
+    if not over:
+        rest = ""
+        if stalls:
+            worst = max(s["duration_s"] for s in stalls)
+            rest = f"; {len(stalls)} shorter one{'s' if len(stalls) > 1 else ''} (at most {worst:.1f} s)"
+        rots = cad["rotations"]
+        return (f"No stall of {threshold:g} s or more from {span}{rest}; "
+                f"{rots} binlog rotation{'s' if rots != 1 else ''}.")
+    n = len(over)
+    head = f"{n} stall{'s' if n > 1 else ''} of {threshold:g} s or more from {span}"
+    if len(rot_over) == n:
+        which = "all at binlog rotations" if n > 1 else "at a binlog rotation"
+    elif rot_over:
+        which = f"{len(rot_over)} at binlog rotations, {n - len(rot_over)} unexplained"
+    else:
+        which = "none at a binlog rotation"
+    worst = max(over, key=lambda s: s["duration_s"])
+    tail = f"Worst: {worst['duration_s']:.1f} s at {worst['start'][11:19]}Z"
+    if worst["rotation"]:
+        r = worst["rotation"]
+        tail += (f", when {r['from_file']} ({_fmt_size(r['size_bytes'])}) rotated to "
+                 f"{r['to_file']}")
+    return f"{head}; {which}. {tail}."
+
+
+def advice(stalls) -> list:
+    out = []
+    if any(s["cause"] == ROTATION_CAUSE for s in stalls):
+        out.append(
+            "At rotation the server syncs the finished binlog file to disk while it holds the "
+            "binlog lock, so every commit waits for that sync.  With sync_binlog=0 nothing was "
+            "flushed before, so the whole file is written out at that moment (ext4 delayed "
+            "allocation makes it worse).  Set sync_binlog to a small N (e.g. 100) so the file "
+            "is flushed as it grows, or lower max_binlog_size; check the filesystem's "
+            "writeback settings.")
+    hints = " ".join(s["hint"] or "" for s in stalls if s["cause"] != ROTATION_CAUSE)
+    if "time-zone lock" in hints:
+        out.append("Cheap statements slowed together: if time_zone=SYSTEM, set time_zone to an "
+                   "explicit offset ('+00:00') so the server stops taking glibc's zone lock.")
+    if "row locks" in hints:
+        out.append("Lock waits dominate some stalls: find the transactions holding locks "
+                   "(information_schema.innodb_trx, SHOW ENGINE INNODB STATUS) at those times.")
+    return out

@@ -1,0 +1,135 @@
+"""``binlogkit report``: the click command (pandas is imported only when it runs)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+__all__ = ["report"]
+
+_MULTI = ("--binlog", "--slowlog")
+
+HELP = """Find stalls in slow logs and say which binlog rotation caused each.
+
+\b
+  binlogkit report --binlog /var/lib/mysql/mariadb-bin.0* --slowlog slow.log
+  binlogkit report --binlog b.000041 b.000042 --slowlog slow.log --server-tz Europe/Berlin \\
+      --format html --output stalls.html
+  binlogkit report --binlog ... --slowlog ... --state /var/lib/binlogkit/state.json   # cron
+
+A stall is a group of statements released at one instant after waiting since
+a common one (a pile-up), or several slow statements at once.  A pile-up of
+writes/COMMITs starting at a binlog ROTATE event is caused by that rotation
+(`binlog_rotation`); other stalls are `unexplained`, with a hint.
+
+--binlog and --slowlog take one or more files each (also repeated).  Times are
+UTC; the slow log's zone-less times (MariaDB, MySQL <= 5.6) are read in
+--server-tz.  With --state, only data newer than the previous run is reported.
+
+\b
+Exit status: 0 no stall of --threshold seconds or more; 3 at least one;
+1 error (unreadable or mismatched inputs); 2 usage error.
+"""
+
+
+class _GreedyCommand(click.Command):
+    """Let ``--binlog a b c`` mean ``--binlog a --binlog b --binlog c``."""
+
+    def parse_args(self, ctx, args):
+        out, current = [], None
+        for arg in args:
+            if arg in _MULTI:
+                current = arg
+            elif arg.startswith("-") and arg != "-":
+                current = None
+                out.append(arg)
+            else:
+                out += [current, arg] if current else [arg]
+        return super().parse_args(ctx, out)
+
+
+def _fail(exc) -> None:
+    click.echo(f"binlogkit report: {exc}", err=True)
+    sys.exit(1)
+
+
+@click.command("report", cls=_GreedyCommand, help=HELP)
+@click.option("--binlog", "binlogs", multiple=True, required=True, metavar="FILE...",
+              type=click.Path(dir_okay=False), help="Binary log files (any order).")
+@click.option("--slowlog", "slowlogs", multiple=True, required=True, metavar="FILE...",
+              type=click.Path(dir_okay=False, allow_dash=True),
+              help="Slow query logs (plain, .gz, .bz2, .xz).")
+@click.option("--since", default=None, metavar="T",
+              help="Report from this time (YYYY-MM-DD[ HH:MM:SS][Z|+HH:MM], or 2h, 30m...).")
+@click.option("--until", default=None, metavar="T", help="Report up to this time.")
+@click.option("--threshold", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              metavar="SECONDS", help="Stalls at least this long make the exit status 3.")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "html", "json"]),
+              default="text", show_default=True)
+@click.option("-o", "--output", default=None, metavar="PATH", help="Write here (default stdout).")
+@click.option("--plot", default=None, metavar="PATH.png", help="Also write the timeline PNG.")
+@click.option("--state", default=None, metavar="FILE",
+              help="State file for incremental (cron) runs; created when missing.")
+@click.option("--server-tz", default=None, metavar="ZONE",
+              help="Zone of the slow log's zone-less times (IANA name or +HH:MM); default: local.")
+def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state, server_tz):
+    from binlogkit.errors import BinlogkitError
+    from binlogkit.slowlog.cli import _zone, parse_bound
+    zone = _zone(server_tz)
+    since_us = parse_bound(since, zone) if since else None
+    until_us = parse_bound(until, zone) if until else None
+    if since_us is not None and until_us is not None and until_us <= since_us:
+        raise click.BadParameter("--until must be after --since", param_hint="--until")
+    try:
+        code = _run(binlogs, slowlogs, since_us, until_us, threshold, fmt, output, plot, state,
+                    zone, server_tz)
+    except BinlogkitError as exc:
+        _fail(exc)
+    except OSError as exc:
+        _fail(f"{exc.filename or ''}: {exc.strerror or exc}")
+    sys.exit(code)
+
+
+def _run(binlogs, slowlogs, since_us, until_us, threshold, fmt, output, plot, state, zone,
+         server_tz) -> int:
+    from binlogkit.report.build import build_report
+    rep = build_report(list(binlogs), list(slowlogs), since_us=since_us, until_us=until_us,
+                       threshold=threshold, zone=zone, server_tz=server_tz, state_path=state)
+    png = None
+    if plot or fmt == "html":
+        from binlogkit.analysis.plot import png_bytes, timeline_figure
+        png = png_bytes(timeline_figure(rep.statements, rep.rotations, rep.stalls, threshold,
+                                        title=_plot_title(rep.doc)))
+        if plot:
+            with open(plot, "wb") as f:
+                f.write(png)
+    text = _render(rep.doc, fmt, png)
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            sys.stderr.close()
+    return rep.exit_code
+
+
+def _plot_title(doc) -> str:
+    stalls = doc["stalls"]
+    rot = sum(1 for s in stalls if s["cause"] == "binlog_rotation")
+    return (f"Statement latency, binlog rotations and stalls: {len(stalls)} stall"
+            f"{'s' if len(stalls) != 1 else ''}, {rot} at rotations")
+
+
+def _render(doc, fmt, png) -> str:
+    from binlogkit.report import render
+    if fmt == "json":
+        return render.to_json(doc)
+    if fmt == "markdown":
+        return render.to_markdown(doc)
+    if fmt == "html":
+        from binlogkit.report.html import to_html
+        return to_html(doc, png)
+    return render.to_text(doc)

@@ -1,0 +1,190 @@
+"""Text, Markdown and JSON renderings of a report document (see build.py).
+
+Text and Markdown share one outline: verdict, stalls, rotations, cadence,
+what it means, notes, inputs.  Times are UTC; a table shows ``HH:MM:SS.f``
+when the whole report is within one day, else the date too.
+"""
+from __future__ import annotations
+
+import json
+
+__all__ = ["to_text", "to_markdown", "to_json", "sections"]
+
+
+def to_json(doc: dict) -> str:
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def _size(n) -> str:
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div:
+            return f"{n / div:.1f} {unit}"
+    return f"{n} B"
+
+
+def _dur(s) -> str:
+    if s is None:
+        return "-"
+    if s >= 3600:
+        return f"{s / 3600:.1f} h"
+    if s >= 120:
+        return f"{s / 60:.0f} min"
+    return f"{s:.1f} s"
+
+
+class _Clock:
+    """Formats ISO times as table cells: time only when the report is within one day."""
+
+    def __init__(self, doc):
+        w = doc["window"]
+        self.one_day = bool(w["first"] and w["last"] and w["first"][:10] == w["last"][:10])
+
+    def __call__(self, iso, frac=True):
+        if not iso:
+            return "-"
+        t = iso[11:21] if frac else iso[11:19]
+        return t if self.one_day else f"{iso[:10]} {t}"
+
+
+def _cause(s) -> str:
+    if s["rotation"]:
+        r = s["rotation"]
+        return f"rotation {r['from_file']} -> {r['to_file']}"
+    return s["cause"]
+
+
+def sections(doc: dict) -> list:
+    """[(title, paragraphs, table)] shared by text, Markdown and HTML.
+
+    ``table`` is (header, rows) or None; paragraphs are plain strings.
+    """
+    clock = _Clock(doc)
+    out = [("", [doc["verdict"]], None)]
+    stalls = doc["stalls"]
+    if stalls:
+        rows = [[clock(s["start"]), clock(s["end"]), f"{s['duration_s']:.1f} s",
+                 str(s["queries"]), str(s["writes"] + s["commits"]), str(s["reads"]),
+                 _cause(s)] for s in stalls]
+        paras = []
+        for s in stalls:
+            top = ", ".join(f"{c['fingerprint'][:60]} x{c['count']}" for c in s["top_classes"])
+            line = f"{clock(s['start'], False)}  {s['shape']}; statements: {top}"
+            if s["hint"]:
+                line += f". Hint: {s['hint']}"
+            paras.append(line)
+        out.append((f"Stalls (UTC, {len(stalls)})", paras,
+                    (["start", "end", "duration", "statements", "writes", "reads", "cause"],
+                     rows)))
+    rots = doc["rotations"]
+    if rots:
+        rows = [[clock(r["at"], False), r["from_file"], r["to_file"], _size(r["size_bytes"]),
+                 _dur(r["lifetime_s"]), f"{r['stall_s']:.1f} s" if r["stall_s"] else "none"]
+                for r in rots]
+        notes = [f"{r['from_file']}: files missing before it ({', '.join(r['missing_before'])}): "
+                 "purged, or not given" for r in rots if r["missing_before"]]
+        notes += [f"{r['to_file']} was created at a server start" for r in rots
+                  if r["restart_after"]]
+        out.append((f"Binlog rotations (UTC, {len(rots)})", notes,
+                    (["at", "file", "next", "size", "lived", "stall"], rows)))
+    out.append(("Cadence", [_cadence(doc["cadence"])], None))
+    if doc["advice"]:
+        out.append(("What it means", doc["advice"], None))
+    if doc["notes"]:
+        out.append(("Notes", doc["notes"], None))
+    out.append(("Inputs", [_inputs(doc)], None))
+    return out
+
+
+def _every(iv) -> str:
+    return f"every {_dur(iv['median_s'])} (\u00b1 {_dur(iv['spread_s'])})"
+
+
+def _cadence(c) -> str:
+    parts = []
+    if c["rotation_interval"]:
+        parts.append(f"binlogs rotated {_every(c['rotation_interval'])}")
+    elif c["rotations"]:
+        parts.append(f"{c['rotations']} binlog rotation")
+    else:
+        parts.append("no binlog rotation")
+    if c["stall_interval"]:
+        parts.append(f"stalls came {_every(c['stall_interval'])}")
+    text = "; ".join(parts) + "."
+    if c["rotations"]:
+        text += (f" {c['rotations_with_stall']} of {c['rotations']} rotations stalled "
+                 "statements")
+        text += (f"; rotations explain {c['stalls_explained']} of {c['stalls']} stalls."
+                 if c["stalls"] else ".")
+    return text
+
+
+def _inputs(doc) -> str:
+    i = doc["inputs"]
+    bl = i["binlogs"]
+    files = f"{bl[0]} .. {bl[-1]}" if len(bl) > 1 else (bl[0] if bl else "none")
+    text = (f"{len(bl)} binlog file{'s' if len(bl) != 1 else ''} ({files}); "
+            f"{len(i['slowlogs'])} slow log{'s' if len(i['slowlogs']) != 1 else ''} "
+            f"({', '.join(i['slowlogs'])}) with {i['statements']} statements, "
+            f"{i['slow_statements']} of them 0.5 s or slower. "
+            f"Stall threshold {doc['threshold_s']:g} s.")
+    if i["server_tz"]:
+        text += f" Slow-log zone {i['server_tz']}."
+    st = doc.get("state")
+    if st:
+        text += (f" State {st['file']}: run {st['runs']}, reporting data after "
+                 f"{st['previous_watermark'] or 'the beginning'}.")
+    return text
+
+
+def _title(doc) -> str:
+    w = doc["window"]
+    if not w["first"]:
+        return "binlogkit report"
+    return f"binlogkit report: {w['first'][:19].replace('T', ' ')}Z to {w['last'][:19].replace('T', ' ')}Z"
+
+
+def _wrap(text, width=100, indent=""):
+    import textwrap
+    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def _text_table(header, rows, indent="  "):
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    lines = [indent + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += [indent + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+              for r in rows]
+    return lines
+
+
+def to_text(doc: dict) -> str:
+    lines = [_title(doc), ""]
+    for title, paras, table in sections(doc):
+        if title:
+            lines.append(title)
+        if table:
+            lines.extend(_text_table(*table))
+        for p in paras:
+            lines.append(_wrap(p, indent="  " if title else ""))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _md_cell(text) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def to_markdown(doc: dict) -> str:
+    lines = [f"# {_title(doc)}", ""]
+    for title, paras, table in sections(doc):
+        if title:
+            lines += [f"## {title}", ""]
+        if table:
+            header, rows = table
+            lines.append("| " + " | ".join(header) + " |")
+            lines.append("|" + "---|" * len(header))
+            lines += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
+            lines.append("")
+        for p in paras:
+            lines += [("**" + p + "**") if not title else ("- " + _md_cell(p) if table else p), ""]
+    return "\n".join(lines)
