@@ -96,3 +96,9 @@ def print_cmd(files, **kw):
 
 from binlogkit.slowlog.cli import slowlog  # noqa: E402
 main.add_command(slowlog)
+
+from binlogkit.report.cli import report  # noqa: E402
+main.add_command(report)
+
+from binlogkit.exportcli import export_cmd  # noqa: E402
+main.add_command(export_cmd)
