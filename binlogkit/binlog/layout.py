@@ -242,3 +242,112 @@ FL_START_ALTER_E1 = 2
 FL_COMMIT_ALTER_E1 = 4
 FL_ROLLBACK_ALTER_E1 = 8
 FL_EXTRA_THREAD_ID = 16
+
+# ---------------------------------------------------------------------------
+# MySQL 5.6-9.x events (libs/mysql/binlog/event/control_events.h, rows_event.h)
+# ---------------------------------------------------------------------------
+
+TYPE_NAMES.update({
+    TRANSACTION_CONTEXT_EVENT: "Transaction_context", VIEW_CHANGE_EVENT: "View_change",
+    PARTIAL_UPDATE_ROWS_EVENT: "Update_rows_partial",
+    TRANSACTION_PAYLOAD_EVENT: "Transaction_payload", HEARTBEAT_LOG_EVENT_V2: "Heartbeat_v2",
+    GTID_TAGGED_LOG_EVENT: "Gtid_tagged_log_event",
+})
+
+# Gtid_event: flags, SID, GNO (the 25-byte post-header of MySQL 5.6)
+MYSQL_GTID_HEADER = struct.Struct("<B16sq")
+# lt_type, last_committed, sequence_number (5.7.6+)
+MYSQL_GTID_LOGICAL_CLOCK = struct.Struct("<Bqq")
+GTID_FLAG_MAY_HAVE_SBR = 1
+LOGICAL_TIMESTAMP_TYPECODE = 2
+COMMIT_TIMESTAMP_LENGTH = 7                 # immediate/original commit timestamp
+ENCODED_COMMIT_TIMESTAMP_LENGTH = 55        # bit 55: original timestamp follows
+ENCODED_SERVER_VERSION_LENGTH = 31          # bit 31: original server version follows
+UNDEFINED_SERVER_VERSION = 999999
+COMMIT_GROUP_TICKET_LENGTH = 8
+# Previous_gtids / Gtid_set encoding: n_sids (8 bytes; top byte = format),
+# then per SID: uuid(16) [tag], n_intervals(8), intervals (start, end) x 8 bytes
+GTID_SET_INTERVAL = struct.Struct("<qq")
+GTID_FORMAT_UNTAGGED = 0
+GTID_FORMAT_TAGGED = 1
+UUID_LENGTH = 16
+TAG_MAX_LENGTH = 32
+
+# Transaction_context: server_uuid_len, thread_id, gtid_specified,
+# encoded_snapshot_version_length, write_set_len, read_set_len
+TRANSACTION_CONTEXT_HEADER = struct.Struct("<BIBIII")
+# View_change: view_id[40], seq_number, cert_info_len
+VIEW_CHANGE_HEADER = struct.Struct("<40sQI")
+ENCODED_VIEW_ID_MAX_LEN = 40
+
+# Transaction_payload / Heartbeat_v2 TLV field ids (codecs/binary.h)
+OTW_PAYLOAD_HEADER_END_MARK = 0
+OTW_PAYLOAD_SIZE_FIELD = 1
+OTW_PAYLOAD_COMPRESSION_TYPE_FIELD = 2
+OTW_PAYLOAD_UNCOMPRESSED_SIZE_FIELD = 3
+OTW_HB_HEADER_END_MARK = 0
+OTW_HB_LOG_FILENAME_FIELD = 1
+OTW_HB_LOG_POSITION_FIELD = 2
+# compression::type (compression/base.h)
+COMPRESSION_ZSTD = 0
+COMPRESSION_NONE = 255
+COMPRESSION_NAMES = {COMPRESSION_ZSTD: "ZSTD", COMPRESSION_NONE: "NONE"}
+
+# Rows v2 extra_row_info typecodes (rows_event.h enum_extra_row_info_typecode)
+EXTRA_ROW_INFO_NDB = 0
+EXTRA_ROW_INFO_PART = 1
+EXTRA_ROW_INFO_HEADER_LENGTH = 2            # NDB: length byte + format byte
+# PARTIAL_UPDATE_ROWS: binlog_row_value_options bits
+PARTIAL_JSON_UPDATES = 1
+# Json_diff operations (json_diff.h enum_json_diff_operation)
+JSON_DIFF_REPLACE = 0
+JSON_DIFF_INSERT = 1
+JSON_DIFF_REMOVE = 2
+
+# Rows event flags beyond STMT_END_F (rows_event.h enum_flag)
+NO_FOREIGN_KEY_CHECKS_F = 0x2
+RELAXED_UNIQUE_CHECKS_F = 0x4
+COMPLETE_ROWS_F = 0x8
+
+# Table_map optional metadata field types (rows_event.h Optional_metadata_field_type)
+TM_SIGNEDNESS = 1
+TM_DEFAULT_CHARSET = 2
+TM_COLUMN_CHARSET = 3
+TM_COLUMN_NAME = 4
+TM_SET_STR_VALUE = 5
+TM_ENUM_STR_VALUE = 6
+TM_GEOMETRY_TYPE = 7
+TM_SIMPLE_PRIMARY_KEY = 8
+TM_PRIMARY_KEY_WITH_PREFIX = 9
+TM_ENUM_AND_SET_DEFAULT_CHARSET = 10
+TM_ENUM_AND_SET_COLUMN_CHARSET = 11
+TM_COLUMN_VISIBILITY = 12
+TM_VECTOR_DIMENSIONALITY = 13
+
+MYSQL_TYPE_VECTOR = 242
+
+# ---------------------------------------------------------------------------
+# 5.0/5.1-era events (MySQL 5.7 libbinlogevents load_data_events.h, log_event.h)
+# ---------------------------------------------------------------------------
+
+# Start_v3 body: binlog_version, server_version[50], created
+START_V3_BODY = struct.Struct("<H50sI")
+# Load / New_load post-header: thread_id, exec_time, skip_lines, table_name_len,
+# db_len, num_fields
+LOAD_HEADER = struct.Struct("<IIIBBI")
+# old_sql_ex of LOAD_EVENT: field_term, enclosed, line_term, line_start,
+# escaped, opt_flags, empty_flags (one byte each)
+OLD_SQL_EX = struct.Struct("<7B")
+# Slave_log_event body: master_pos, master_port, then master_host\0 master_log
+SLAVE_HEADER = struct.Struct("<QH")
+
+# Event type ids of the mysql-5.1-wl1012/wl2325 trees ("5.1.[1-5]-a_drop5p*",
+# "5.2.[0-2]-a_drop6p*"), mapped to today's ids as the 5.1-5.7 servers did
+# (Format_description_event: event_type_permutation).
+PRE_GA_EVENT_TYPE_PERMUTATION = (
+    UNKNOWN_EVENT, START_EVENT_V3, QUERY_EVENT, STOP_EVENT, ROTATE_EVENT, INTVAR_EVENT,
+    LOAD_EVENT, SLAVE_EVENT, CREATE_FILE_EVENT, APPEND_BLOCK_EVENT, EXEC_LOAD_EVENT,
+    DELETE_FILE_EVENT, NEW_LOAD_EVENT, RAND_EVENT, USER_VAR_EVENT, FORMAT_DESCRIPTION_EVENT,
+    TABLE_MAP_EVENT, PRE_GA_WRITE_ROWS_EVENT, PRE_GA_UPDATE_ROWS_EVENT,
+    PRE_GA_DELETE_ROWS_EVENT, XID_EVENT, BEGIN_LOAD_QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT,
+)
