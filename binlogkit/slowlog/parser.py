@@ -25,7 +25,7 @@ import re
 
 from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.source import display_name, open_slowlog
-from binlogkit.slowlog.timeparse import ServerZone, parse_time_value
+from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, parse_time_value
 
 __all__ = ["Entry", "ParseStats", "SlowlogParser", "parse_slowlog", "NO_QUERY"]
 
@@ -50,6 +50,9 @@ _HEADER = re.compile(
 _VERSION = re.compile(rb"Version: (\d+)\.(\d+)\.(\d+)(\S*)")
 _NULL_QUERY_NEXT = re.compile(rb"#\s*[A-Z][a-z_]+: ")
 _EOF_SEPARATOR = re.compile(rb";\n#?(?=\n?\Z)")
+# a time value in one of the two strict shapes, split into whole second, fraction, zone
+_TIME_FRACTION = re.compile(
+    rb"(\d{6}\s+\d{1,2}:\d\d:\d\d|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d)\.(\d+)(Z|[+-]\d\d:?\d\d)?\Z")
 
 
 class Entry:
@@ -124,120 +127,18 @@ class SlowlogParser:
 
     def __iter__(self):
         stream = open_slowlog(self.path)
+        machine = LineMachine(self)
         try:
-            yield from self._entries(stream)
-        finally:
-            if self.path not in (None, "-"):
-                stream.close()
-
-    # -- line state machine -------------------------------------------------
-
-    def _entries(self, stream):  # noqa: C901  (one hot loop, kept flat for speed)
-        st = self.stats
-        build = self._build
-        is_header = self._is_header
-        meta = []
-        qlines = None
-        admin = None          # lines of a pt-style "special case" admin statement
-        started = False       # the current entry has at least one line
-        prev_semi = False     # the last kept line ended with ";\n"
-        pos = 0
-        lineno = 0
-        start_pos = start_line = 0
-        try:
-            for raw in stream:
-                lineno += 1
-                length = len(raw)
-                c = raw[:1]
-                if qlines is not None:
-                    if c == b"#" and prev_semi:
-                        ev = build(meta, qlines, start_pos, start_line, False)
-                        if ev is not None:
-                            yield ev
-                        meta = [raw]
-                        qlines = None
-                        start_pos, start_line = pos, lineno
-                    elif is_header(raw):
-                        st.header_lines += 1
-                        pos += length
-                        continue
-                    else:
-                        qlines.append(raw)
-                    prev_semi = raw[-2:] == b";\n"
-                    pos += length
-                    continue
-                if admin is not None:
-                    admin.append(raw)
-                    if raw[-2:] == b";\n":
-                        ev = build(meta, None, start_pos, start_line, False, admin)
-                        if ev is not None:
-                            yield ev
-                        meta, admin, started, prev_semi = [], None, False, False
-                    pos += length
-                    continue
-                if c == b"#":
-                    if prev_semi and started:
-                        if any(m.startswith(b"# administrator command:") for m in meta):
-                            ev = build(meta, None, start_pos, start_line, False)
-                        elif _NULL_QUERY_NEXT.match(raw):
-                            ev = build(meta, [NO_QUERY], start_pos, start_line, True)
-                        else:
-                            admin = [raw]
-                            if raw[-2:] != b";\n":
-                                pos += length
-                                continue
-                            ev = build(meta, None, start_pos, start_line, False, admin)
-                            admin = None
-                            meta, started, prev_semi = [], False, False
-                            if ev is not None:
-                                yield ev
-                            pos += length
-                            continue
-                        if ev is not None:
-                            yield ev
-                        meta = []
-                    if not meta:
-                        start_pos, start_line = pos, lineno
-                    meta.append(raw)
-                    started = True
-                elif (c == b"u" and raw.startswith(b"use ")) or (
-                        c == b"S" and _SET_META.match(raw)):
-                    if not meta:
-                        start_pos, start_line = pos, lineno
-                    meta.append(raw)
-                    started = True
-                elif is_header(raw):
-                    st.header_lines += 1
-                    pos += length
-                    continue
-                elif started:
-                    qlines = [raw]
-                else:
-                    st.skipped_lines += 1
-                    pos += length
-                    continue
-                prev_semi = raw[-2:] == b";\n"
-                pos += length
+            yield from machine.run(stream)
+            yield from machine.finish()
         except SlowlogError:
             raise
         except OSError as exc:
             raise SlowlogError(f"read error: {exc.strerror or exc}", path=self.name,
-                               line=lineno) from None
-        st.lines += lineno
-        st.bytes += pos
-        if qlines is not None:
-            ev = build(meta, qlines, start_pos, start_line, True)
-        elif admin is not None:
-            ev = build(meta, None, start_pos, start_line, True, admin)
-        elif meta and any(m.startswith(b"# administrator command:") for m in meta):
-            ev = build(meta, None, start_pos, start_line, True)
-        else:
-            ev = None
-            if meta:
-                st.dropped_entries += 1
-                st.skipped_lines += len(meta)
-        if ev is not None:
-            yield ev
+                               line=machine.lineno) from None
+        finally:
+            if self.path not in (None, "-"):
+                stream.close()
 
     def _is_header(self, raw):
         if not (raw.startswith((b"Tcp", b"TCP", b"Time")) or b", Version" in raw):
@@ -350,6 +251,8 @@ class SlowlogParser:
         else:
             ev.ts_inherited = False
             end = self._time(ts)
+            if end is None:
+                self.stats.bad_times += 1
             self._last_ts, self._last_end = ts, end
         ev.ts = ts
         start = None
@@ -359,7 +262,7 @@ class SlowlogParser:
         if end is None:
             end = self._end_without_time(attrs, qt, start)
         elif b"End" in attrs and ev.ts_inherited:
-            end = self._time(attrs[b"End"]) or end
+            end = self._end_attr(attrs) or end
         qt_us = round(qt * 1_000_000) if qt is not None else 0
         if start is None and end is not None:
             start = end - qt_us
@@ -369,7 +272,7 @@ class SlowlogParser:
     def _end_without_time(self, attrs, qt, start):
         """End instant when no ``# Time`` was ever seen (version-aware)."""
         if b"End" in attrs:
-            return self._time(attrs[b"End"])
+            return self._end_attr(attrs)
         raw = attrs.get(b"timestamp")
         if raw is None or not raw.isdigit():
             return None
@@ -380,14 +283,28 @@ class SlowlogParser:
             return stamp + qt_us          # SET timestamp= is the start from 8.0.14
         return stamp                      # before 8.0.14 (and MariaDB): the logging time
 
+    def _end_attr(self, attrs):
+        end = self._time(attrs[b"End"])
+        if end is None:
+            self.stats.bad_times += 1
+        return end
+
     def _time(self, raw):
+        """Epoch microseconds of a time value, or None (cached; not counted here:
+        ``stats.bad_times`` counts entries whose end time is unreadable)."""
         cache = self._ts_cache
         got = cache.get(raw, cache)
         if got is not cache:
             return got
-        value = parse_time_value(raw, self.zone)
-        if value is None:
-            self.stats.bad_times += 1
+        m = _TIME_FRACTION.match(raw)
+        if m:   # one zone conversion per second, not per microsecond value
+            whole = m.group(1) + (m.group(3) or b"")
+            base = cache.get(whole, cache)
+            if base is cache:
+                base = cache[whole] = parse_time_value(whole, self.zone)
+            value = None if base is None else base + _frac_us(m.group(2))
+        else:
+            value = parse_time_value(raw, self.zone)
         if len(cache) > 4096:
             cache.clear()
         cache[raw] = value
@@ -403,3 +320,176 @@ def parse_slowlog(paths, zone=None, server_version=None, stats=None):
         yield from parser
         if stats is not None:
             stats.add(parser.stats)
+
+
+class LineMachine:
+    """pt-query-digest's entry boundaries as a resumable line state machine.
+
+    :meth:`run` consumes lines (bytes, each ending in ``\\n`` but the very
+    last line of the input) and yields the entries they complete; the state
+    between calls is kept, so the lines of one log may arrive in several
+    pieces.  :meth:`finish` flushes the last entry at the end of the input.
+
+    ``resync(pos)`` (optional) is asked at every *clean boundary*: a point
+    where the next line, if it starts with ``#``, opens a new entry exactly as
+    at the start of a file.  When it returns True the machine stops before
+    that line (``stopped`` is set) in the fresh state, so a caller can parse
+    the following text by other means and come back later.
+    """
+
+    __slots__ = ("p", "meta", "qlines", "admin", "started", "prev_semi", "pos", "lineno",
+                 "start_pos", "start_line", "stopped")
+
+    def __init__(self, parser, pos=0, lineno=0):
+        self.p = parser
+        self.pos = pos
+        self.lineno = lineno
+        self.stopped = False
+        self.reset()
+
+    def reset(self):
+        self.meta = []
+        self.qlines = None
+        self.admin = None          # lines of a pt-style "special case" admin statement
+        self.started = False       # the current entry has at least one line
+        self.prev_semi = False     # the last kept line ended with ";\n"
+        self.start_pos = self.start_line = 0
+
+    @property
+    def pending(self):
+        """True when lines of an unfinished entry are held."""
+        return bool(self.meta) or self.qlines is not None or self.admin is not None
+
+    def at_boundary(self):
+        """True when the input may end here and the next line starts with ``#``:
+        the held entry is complete (its last query line ended with ``;``)."""
+        return self.admin is None and self.qlines is not None and self.prev_semi
+
+    def run(self, lines, resync=None):  # noqa: C901  (one hot loop, kept flat for speed)
+        p = self.p
+        st = p.stats
+        build = p._build
+        is_header = p._is_header
+        meta, qlines, admin = self.meta, self.qlines, self.admin
+        started, prev_semi = self.started, self.prev_semi
+        pos, lineno = self.pos, self.lineno
+        start_pos, start_line = self.start_pos, self.start_line
+        pos0, lineno0 = pos, lineno
+        self.stopped = False
+        try:
+            for raw in lines:
+                lineno += 1
+                length = len(raw)
+                c = raw[:1]
+                if qlines is not None:
+                    if c == b"#" and prev_semi:
+                        ev = build(meta, qlines, start_pos, start_line, False)
+                        qlines = None
+                        if ev is not None:
+                            yield ev
+                        if resync is not None and resync(pos):
+                            lineno -= 1
+                            meta, started, prev_semi = [], False, False
+                            self.stopped = True
+                            return
+                        meta = [raw]
+                        start_pos, start_line = pos, lineno
+                    elif is_header(raw):
+                        st.header_lines += 1
+                        pos += length
+                        continue
+                    else:
+                        qlines.append(raw)
+                    prev_semi = raw[-2:] == b";\n"
+                    pos += length
+                    continue
+                if admin is not None:
+                    admin.append(raw)
+                    pos += length
+                    if raw[-2:] == b";\n":
+                        ev = build(meta, None, start_pos, start_line, False, admin)
+                        meta, admin, started, prev_semi = [], None, False, False
+                        if ev is not None:
+                            yield ev
+                        if resync is not None and resync(pos):
+                            self.stopped = True
+                            return
+                    continue
+                if c == b"#":
+                    if prev_semi and started:
+                        if any(m.startswith(b"# administrator command:") for m in meta):
+                            ev = build(meta, None, start_pos, start_line, False)
+                        elif _NULL_QUERY_NEXT.match(raw):
+                            ev = build(meta, [NO_QUERY], start_pos, start_line, True)
+                        else:
+                            admin = [raw]
+                            pos += length
+                            if raw[-2:] != b";\n":
+                                continue
+                            ev = build(meta, None, start_pos, start_line, False, admin)
+                            meta, admin, started, prev_semi = [], None, False, False
+                            if ev is not None:
+                                yield ev
+                            if resync is not None and resync(pos):
+                                self.stopped = True
+                                return
+                            continue
+                        meta = []
+                        if ev is not None:
+                            yield ev
+                    if not meta:
+                        start_pos, start_line = pos, lineno
+                    meta.append(raw)
+                    started = True
+                elif (c == b"u" and raw.startswith(b"use ")) or (
+                        c == b"S" and _SET_META.match(raw)):
+                    if not meta:
+                        start_pos, start_line = pos, lineno
+                    meta.append(raw)
+                    started = True
+                elif is_header(raw):
+                    st.header_lines += 1
+                    pos += length
+                    continue
+                elif started:
+                    qlines = [raw]
+                else:
+                    st.skipped_lines += 1
+                    pos += length
+                    continue
+                prev_semi = raw[-2:] == b";\n"
+                pos += length
+        finally:
+            self.meta, self.qlines, self.admin = meta, qlines, admin
+            self.started, self.prev_semi = started, prev_semi
+            self.start_pos, self.start_line = start_pos, start_line
+            st.lines += lineno - lineno0
+            st.bytes += pos - pos0
+            self.pos, self.lineno = pos, lineno
+
+    def finish(self):
+        """The last entry at the end of the input (an entry cut short is kept)."""
+        p = self.p
+        meta = self.meta
+        if self.qlines is not None:
+            ev = p._build(meta, self.qlines, self.start_pos, self.start_line, True)
+        elif self.admin is not None:
+            ev = p._build(meta, None, self.start_pos, self.start_line, True, self.admin)
+        elif meta and any(m.startswith(b"# administrator command:") for m in meta):
+            ev = p._build(meta, None, self.start_pos, self.start_line, True)
+        else:
+            ev = None
+            if meta:
+                p.stats.dropped_entries += 1
+                p.stats.skipped_lines += len(meta)
+        self.reset()
+        if ev is not None:
+            yield ev
+
+    def close_boundary(self):
+        """Complete the held entry at a clean boundary (see :meth:`at_boundary`)."""
+        ev = None
+        if self.qlines is not None:
+            ev = self.p._build(self.meta, self.qlines, self.start_pos, self.start_line, False)
+        self.reset()
+        return ev

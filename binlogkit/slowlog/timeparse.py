@@ -18,7 +18,7 @@ import calendar
 import re
 import time
 
-__all__ = ["ServerZone", "parse_time_value"]
+__all__ = ["ServerZone", "parse_time_value", "frac_us"]
 
 _OLD = re.compile(rb"(\d\d)(\d\d)(\d\d)\s+(\d{1,2}):(\d\d):(\d\d)(\.\d+)?")
 _ISO = re.compile(
@@ -131,4 +131,9 @@ def _frac(frac) -> int:
     """Fraction of a second in microseconds (extra digits are truncated)."""
     if not frac:
         return 0
-    return int((frac[1:] + b"000000")[:6])
+    return frac_us(frac[1:])
+
+
+def frac_us(digits: bytes) -> int:
+    """The digits after the decimal point as microseconds (truncated)."""
+    return int((digits + b"000000")[:6])
