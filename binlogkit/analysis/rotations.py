@@ -32,7 +32,10 @@ file is among the inputs), ``missing_before`` (files of the sequence absent
 between this file and the previous one given: purged, or not supplied),
 ``restart_after`` (the next file was created at a server start), and with
 MySQL 8 ``commit_gap_s`` (first commit of the next file minus last commit of
-this one: an upper bound on how long the rotation blocked commits).
+this one: an upper bound on how long the rotation blocked commits).  A file
+opened by a rotation (FDE ``created`` 0) whose predecessor was not given
+still yields a row, ``inferred`` True: ``at`` is its FDE time (the same
+statement-start second as the ROTATE event), ``size_bytes`` is <NA>.
 """
 from __future__ import annotations
 
@@ -54,7 +57,7 @@ FILE_COLUMNS = ["file", "path", "size_bytes", "first_event", "last_event", "even
                 "server_version", "created", "in_use", "rotate_to", "rotated_at", "stopped",
                 "first_commit", "last_commit", "max_commit_gap_s", "max_commit_group"]
 ROTATION_COLUMNS = ["from_file", "to_file", "at", "size_bytes", "opened_at", "lifetime_s",
-                    "next_given", "missing_before", "restart_after", "commit_gap_s"]
+                    "next_given", "missing_before", "restart_after", "commit_gap_s", "inferred"]
 
 _GTID_CODES = frozenset({L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT,
                          getattr(L, "GTID_TAGGED_LOG_EVENT", 42)})
@@ -185,29 +188,56 @@ def rotations_table(files: pd.DataFrame) -> pd.DataFrame:
     by_name = {f: i for i, f in enumerate(files["file"])}
     rows = []
     prev = None
-    for i, f in files.iterrows():
+    for _, f in files.iterrows():
         missing = _missing_between(prev, f["file"])
+        inferred = _inferred(f, prev, files, by_name)
+        if inferred:
+            rows.append(inferred)
         prev = f["file"]
         if not isinstance(f["rotate_to"], str):
             continue
         j = by_name.get(f["rotate_to"])
         nxt = files.iloc[j] if j is not None else None
-        opened = f["first_event"]
         gap = float("nan")
         if nxt is not None and pd.notna(f["last_commit"]) and pd.notna(nxt["first_commit"]):
             gap = (nxt["first_commit"] - f["last_commit"]).total_seconds()
         rows.append({
             "from_file": f["file"], "to_file": f["rotate_to"], "at": f["rotated_at"],
-            "size_bytes": int(f["size_bytes"]), "opened_at": opened,
-            "lifetime_s": (f["rotated_at"] - opened).total_seconds(),
+            "size_bytes": int(f["size_bytes"]), "opened_at": f["first_event"],
+            "lifetime_s": (f["rotated_at"] - f["first_event"]).total_seconds(),
             "next_given": nxt is not None, "missing_before": missing,
             "restart_after": bool(nxt is not None and pd.notna(nxt["created"])),
-            "commit_gap_s": gap,
+            "commit_gap_s": gap, "inferred": False,
         })
     df = pd.DataFrame(rows, columns=ROTATION_COLUMNS)
     for col in ("at", "opened_at"):
         df[col] = pd.to_datetime(df[col], utc=True)
+    df["size_bytes"] = df["size_bytes"].astype("Int64")
     return df
+
+
+def _predecessor(name):
+    base, seq = binlog_sort_key(name)
+    if seq <= 1:
+        return None
+    width = len(_SEQ.match(os.path.basename(name)).group(2))
+    return f"{base}.{seq - 1:0{width}d}"
+
+
+def _inferred(f, prev, files, by_name):
+    """A rotation into file ``f`` whose predecessor was not given (or has no ROTATE)."""
+    if pd.notna(f["created"]) or pd.isna(f["first_event"]):
+        return None
+    before = _predecessor(f["file"])
+    if before is None:
+        return None
+    i = by_name.get(before)
+    if i is not None and isinstance(files.iloc[i]["rotate_to"], str):
+        return None
+    return {"from_file": before, "to_file": f["file"], "at": f["first_event"],
+            "size_bytes": pd.NA, "opened_at": pd.NaT, "lifetime_s": float("nan"),
+            "next_given": True, "missing_before": [], "restart_after": False,
+            "commit_gap_s": float("nan"), "inferred": True}
 
 
 def restarts(files: pd.DataFrame) -> pd.DataFrame:

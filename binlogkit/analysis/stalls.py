@@ -51,6 +51,7 @@ STALL_COLUMNS = ["start", "end", "duration_s", "shape", "queries", "writes", "co
                  "rotation_size", "hint"]
 BEFORE_S, AFTER_S = 1.0, 2.0          # rotation time vs stall start
 MIN_WRITE_SHARE = 0.5
+RESTART_BEFORE_S = 60.0
 
 
 def find_spread(statements: pd.DataFrame, exclude=(), min_latency=0.5, min_concurrent=3,
@@ -124,7 +125,7 @@ def attribute(stalls, rotations=None, restarts=None, covered=None) -> pd.DataFra
         if rot is not None and row["shape"] == "pile-up" and _write_share(row) >= MIN_WRITE_SHARE:
             stalls.loc[i, ["cause", "rotation_from", "rotation_to", "rotation_at",
                            "rotation_size"]] = [ROTATION_CAUSE, rot["from_file"], rot["to_file"],
-                                                rot["at"], int(rot["size_bytes"])]
+                                                rot["at"], rot["size_bytes"]]
         else:
             stalls.at[i, "hint"] = hint(row, rot, restarts, covered)
     stalls["rotation_size"] = stalls["rotation_size"].astype("Int64")
@@ -153,10 +154,6 @@ def _nearest_rotations(stalls, rotations) -> dict:
 def hint(row, rotation=None, restarts=None, covered=None) -> str:
     """Why an unexplained stall may have happened, from its shape."""
     start, end = row["start"], row["end"]
-    for _, r in (restarts if restarts is not None else pd.DataFrame()).iterrows():
-        if start - pd.Timedelta(minutes=2) <= r["at"] <= end + pd.Timedelta(minutes=2):
-            return (f"server restart: {r['file']} was created at start-up at "
-                    f"{r['at']:%H:%M:%S}Z")
     reads, writes = row["reads"], row["writes"] + row["commits"]
     parts = []
     if row["lock_share"] >= 0.5:
@@ -186,7 +183,22 @@ def hint(row, rotation=None, restarts=None, covered=None) -> str:
     if rotation is not None:
         parts.append(f"a binlog rotation ({rotation['from_file']} -> {rotation['to_file']}) "
                      "happened at its start, but a binlog stall holds writes only")
+    parts += _restart_notes(start, end, restarts)
     return "; ".join(parts)
+
+
+def _restart_notes(start, end, restarts):
+    """Server starts during the stall or in the minute before it (cold caches, recovery)."""
+    if restarts is None or not len(restarts):
+        return []
+    out = []
+    for _, r in restarts.iterrows():
+        if start - pd.Timedelta(seconds=RESTART_BEFORE_S) <= r["at"] <= end:
+            ago = (start - r["at"]).total_seconds()
+            when = f"{ago:.0f} s before it" if ago > 0 else "during it"
+            out.append(f"the server started {when} ({r['file']} was created at start-up at "
+                       f"{r['at']:%H:%M:%S}Z)")
+    return out
 
 
 def _spacing(times) -> dict | None:

@@ -14,7 +14,7 @@ JSON document::
                  "rotation": {"from_file", "to_file", "at", "size_bytes"} | null,
                  "hint": str | null, "top_classes": [{"fingerprint", "count", "id"}]}],
      "rotations": [{"from_file", "to_file", "at", "size_bytes", "lifetime_s", "stall_s",
-                    "missing_before", "restart_after", "commit_gap_s"}],
+                    "missing_before", "restart_after", "commit_gap_s", "inferred"}],
      "restarts": [{"file", "at", "previous_end"}],
      "cadence": {"rotation_interval": {"median_s", "spread_s", "count"} | null,
                  "stall_interval": ..., "rotations", "rotations_with_stall", "stalls",
@@ -22,6 +22,9 @@ JSON document::
      "inputs": {"binlogs", "slowlogs", "statements", "slow_statements", "binlog_span",
                 "slowlog_span", "server_tz", "min_query_time_s"},
      "advice": [str], "notes": [str], "state": {...} | null}
+
+``size_bytes`` is null (and ``inferred`` true) for a rotation seen only as
+the next file's start, when the file that rotated was not given.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from binlogkit.analysis.pileups import check_statements, statements_frame
@@ -95,6 +99,10 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
                          min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S)
     lo = _max(since_us, watermark)
     stalls, rotations_w = _window(stalls, rotations, lo, until_us, prev)
+    if files is not None and len(files) and not len(rotations):
+        notes.append("The binlogs given contain no rotation (no ROTATE event, no file opened by "
+                      "one): stalls cannot be matched to rotations.  Pass the binlog files of "
+                      "the period, not only the live one.")
     doc = _doc(statements, stalls, rotations_w, restarts, files, threshold, since_us, until_us,
                slowlogs, server_tz, notes, now)
     if state_path:
@@ -119,8 +127,8 @@ def _window(stalls, rotations, lo_us, hi_us, prev):
         keep &= stalls["start"].map(_us) <= hi_us
     if prev:
         done = prev.get("reported", [])
-        keep &= [not any(a < _us(e) and _us(s) < b for a, b in done)
-                 for s, e in zip(stalls["start"], stalls["end"])]
+        keep &= np.array([not any(a < _us(e) and _us(s) < b for a, b in done)
+                          for s, e in zip(stalls["start"], stalls["end"])], dtype=bool)
     stalls = stalls[keep].reset_index(drop=True)
     if len(rotations):
         rk = pd.Series(True, index=rotations.index)
@@ -145,7 +153,7 @@ def _check_overlap(covered, statements, server_tz, notes):
             + (", or the slow log's zone-less times are not in "
                f"{server_tz or 'this machine' + chr(39) + 's zone'}: set --server-tz"
                if abs((s0 - b0).total_seconds()) < 27 * 3600 else "") + ")")
-    if s0 < b0 - slack or s1 > b1 + slack:
+    if s0 < b0 - pd.Timedelta(seconds=2) or s1 > b1 + pd.Timedelta(seconds=2):
         notes.append(f"The binlogs cover {_hm(b0)} to {_hm(b1)}, the slow log {_hm(s0)} to "
                      f"{_hm(s1)}; stalls outside the binlogs' time cannot be matched to "
                      "rotations.")
@@ -161,7 +169,7 @@ def _stall_dict(row, threshold) -> dict:
     rot = None
     if row["cause"] == ROTATION_CAUSE:
         rot = {"from_file": row["rotation_from"], "to_file": row["rotation_to"],
-               "at": iso(row["rotation_at"]), "size_bytes": int(row["rotation_size"])}
+               "at": iso(row["rotation_at"]), "size_bytes": _int(row["rotation_size"])}
     return {
         "start": iso(row["start"]), "end": iso(row["end"]),
         "duration_s": round(float(row["duration_s"]), 3), "queries": int(row["queries"]),
@@ -175,6 +183,10 @@ def _stall_dict(row, threshold) -> dict:
     }
 
 
+def _int(v):
+    return None if v is None or pd.isna(v) else int(v)
+
+
 def _num(v, nd=3):
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), nd)
 
@@ -183,10 +195,10 @@ def _rotation_dicts(rotations, stalls) -> list:
     stall_of = {r["rotation_from"]: r["duration_s"] for _, r in stalls.iterrows()
                 if r["cause"] == ROTATION_CAUSE}
     return [{"from_file": r["from_file"], "to_file": r["to_file"], "at": iso(r["at"]),
-             "size_bytes": int(r["size_bytes"]), "lifetime_s": _num(r["lifetime_s"], 1),
+             "size_bytes": _int(r["size_bytes"]), "lifetime_s": _num(r["lifetime_s"], 1),
              "stall_s": _num(stall_of.get(r["from_file"])),
              "missing_before": list(r["missing_before"]), "restart_after": bool(r["restart_after"]),
-             "commit_gap_s": _num(r["commit_gap_s"], 6)}
+             "commit_gap_s": _num(r["commit_gap_s"], 6), "inferred": bool(r["inferred"])}
             for _, r in rotations.iterrows()]
 
 
@@ -196,10 +208,6 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
     first = statements["start"].min() if len(statements) else None
     last = statements["end"].max() if len(statements) else None
     min_qt = float(statements["query_time"].min()) if len(statements) else None
-    if files is not None and len(files) and not len(rotations_table(files)):
-        notes.append("The binlogs given contain no rotation (no ROTATE event): stalls cannot be "
-                     "matched to rotations.  Pass the binlog files of the period, not only the "
-                     "live one.")
     if min_qt is not None and min_qt >= 0.1:
         notes.append(f"The slow log has no statement faster than {min_qt:.2f} s "
                      "(long_query_time > 0): only the slow part of each stall is visible, and "
@@ -267,8 +275,8 @@ def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
     tail = f"Worst: {worst['duration_s']:.1f} s at {worst['start'][11:19]}Z"
     if worst["rotation"]:
         r = worst["rotation"]
-        tail += (f", when {r['from_file']} ({_fmt_size(r['size_bytes'])}) rotated to "
-                 f"{r['to_file']}")
+        size = f" ({_fmt_size(r['size_bytes'])})" if r["size_bytes"] is not None else ""
+        tail += f", when {r['from_file']}{size} rotated to {r['to_file']}"
     return f"{head}; {which}. {tail}."
 
 

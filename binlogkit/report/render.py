@@ -16,6 +16,8 @@ def to_json(doc: dict) -> str:
 
 
 def _size(n) -> str:
+    if n is None:
+        return "?"
     for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= div:
             return f"{n / div:.1f} {unit}"
@@ -84,6 +86,8 @@ def sections(doc: dict) -> list:
                  "purged, or not given" for r in rots if r["missing_before"]]
         notes += [f"{r['to_file']} was created at a server start" for r in rots
                   if r["restart_after"]]
+        notes += [f"{r['from_file']} was not given; its rotation is seen as the start of "
+                  f"{r['to_file']}" for r in rots if r["inferred"]]
         out.append((f"Binlog rotations (UTC, {len(rots)})", notes,
                     (["at", "file", "next", "size", "lived", "stall"], rows)))
     out.append(("Cadence", [_cadence(doc["cadence"])], None))

@@ -1,0 +1,279 @@
+"""Rotations (header-only pass), pile-ups, stall attribution and hints, on small inputs."""
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from binlogkit.analysis.pileups import find_pileups, statement_kind, statements_frame
+from binlogkit.analysis.rotations import (
+    binlog_sort_key, restarts, rotations_frame, rotations_table, scan_binlog,
+)
+from binlogkit.analysis.stalls import cadence, find_stalls
+from binlogkit.errors import BinlogError
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = ROOT / "fixtures" / "lab"
+BINLOGS = sorted(LAB.glob("mariadb-bin.0*"))
+T0 = pd.Timestamp("2024-05-01 03:00:00", tz="UTC")
+
+
+# -- rotations -------------------------------------------------------------------------
+
+def test_rotations_frame_of_lab_run():
+    files = rotations_frame([str(p) for p in BINLOGS])
+    assert list(files["file"]) == [p.name for p in BINLOGS]
+    assert list(files["size_bytes"]) == [p.stat().st_size for p in BINLOGS]
+    assert list(files["rotate_to"][:-1]) == [p.name for p in BINLOGS[1:]]
+    assert pd.isna(files["rotate_to"].iloc[-1]) and files["stopped"].iloc[-1]
+    assert not files["in_use"].any()
+    assert files["created"].notna().tolist() == [True] + [False] * (len(BINLOGS) - 1)
+    assert (files["first_event"] <= files["last_event"]).all()
+    assert files["server_version"].str.contains("MariaDB").all()
+    assert files["first_commit"].isna().all()          # MariaDB GTIDs have no commit time
+    rot = rotations_table(files)
+    assert list(rot["from_file"]) == [p.name for p in BINLOGS[:-1]]
+    assert list(rot["at"]) == list(files["rotated_at"].iloc[:-1])
+    assert (rot["lifetime_s"] >= 0).all() and not rot["restart_after"].any()
+    r = restarts(files)
+    assert list(r["file"]) == [BINLOGS[0].name] and r["previous_end"].iloc[0] is None
+
+
+def test_sort_key_and_missing_files(tmp_path):
+    assert binlog_sort_key("a/mariadb-bin.000010") > binlog_sort_key("mariadb-bin.000009")
+    for p in BINLOGS[:2] + BINLOGS[3:5]:
+        shutil.copy(p, tmp_path / p.name)
+    given = [str(tmp_path / p.name) for p in (BINLOGS[4], BINLOGS[0], BINLOGS[3], BINLOGS[1])]
+    rot = rotations_table(rotations_frame(given))
+    # 000003 was not given: the start of 000004 still shows its rotation
+    assert list(rot["from_file"]) == [BINLOGS[i].name for i in (0, 1, 2, 3, 4)]
+    assert list(rot["inferred"]) == [False, False, True, False, False]
+    assert list(rot["next_given"]) == [True, False, True, True, False]
+    assert rot["size_bytes"].isna().tolist() == [False, False, True, False, False]
+    assert rot["at"].iloc[2] == rotations_frame(given)["first_event"].iloc[2]
+    assert rot["missing_before"].iloc[3] == [BINLOGS[2].name]
+    assert all(m == [] for i, m in enumerate(rot["missing_before"]) if i != 3)
+
+
+def test_restart_files_from_printer_fixtures():
+    files = rotations_frame(sorted(str(p) for p in (ROOT / "fixtures/binlog/crc32").iterdir()))
+    r = restarts(files)
+    assert len(r) == files["created"].notna().sum() >= 1
+    for _, row in r.iloc[1:].iterrows():
+        assert row["previous_end"] in ("clean shutdown", "crash (previous file still marked in use)",
+                                       "unknown")
+
+
+def test_scan_rejects_non_binlog():
+    with pytest.raises(BinlogError) as e:
+        scan_binlog(ROOT / "fixtures/binlog/bad/not-a-binlog.txt")
+    assert "not-a-binlog.txt" in str(e.value) and "offset 0" in str(e.value)
+
+
+# -- statements -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("query, kind", [
+    (b"INSERT INTO t VALUES (1)", "write"), (b"  update t set a=1", "write"),
+    (b"/* app */ DELETE FROM t", "write"), (b"COMMIT", "commit"), (b"xa commit 'x'", "commit"),
+    (b"SELECT 1", "read"), (b"(SELECT 1) UNION (SELECT 2)", "read"), (b"show tables", "read"),
+    (b"BEGIN", "other"), (b"SET NAMES utf8", "other"), (b"", "other"),
+    (b"CREATE TABLE x (a int)", "write"),
+])
+def test_statement_kind(query, kind):
+    assert statement_kind(query) == kind
+
+
+MARIADB_LOG = """\
+/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:
+Tcp port: 0  Unix socket: /tmp/x.sock
+Time		    Id Command	Argument
+# Time: 240501  3:00:05
+# User@Host: root[root] @ localhost []
+# Thread_id: 6  Schema: lab  QC_hit: No
+# Query_time: 2.500000  Lock_time: 0.000010  Rows_sent: 0  Rows_examined: 0
+# Rows_affected: 1  Bytes_sent: 11
+SET timestamp=1714532405;
+INSERT INTO t VALUES (1);
+# Time: 240501  3:00:07
+# User@Host: root[root] @ localhost []
+# Thread_id: 7  Schema: lab  QC_hit: No
+# Query_time: 0.000200  Lock_time: 0.000010  Rows_sent: 1  Rows_examined: 1
+# Rows_affected: 0  Bytes_sent: 60
+SET timestamp=1714532407;
+SELECT 1;
+"""
+
+
+def test_mariadb_time_is_the_statement_start(tmp_path):
+    """MariaDB's '# Time' (and SET timestamp) is when the statement began."""
+    p = tmp_path / "slow.log"
+    p.write_text(MARIADB_LOG)
+    st = statements_frame(p, zone="UTC")
+    first = st[st["kind"] == "write"].iloc[0]
+    assert first["start"] == pd.Timestamp("2024-05-01 03:00:05", tz="UTC")
+    assert first["end"] == pd.Timestamp("2024-05-01 03:00:07.5", tz="UTC")
+    assert first["time_res_s"] == 1.0
+    assert list(st["kind"]) == ["read", "write"]          # sorted by end
+
+
+def test_mysql_time_is_the_end(tmp_path):
+    p = tmp_path / "slow.log"
+    p.write_text("# Time: 2024-05-01T03:00:07.500000Z\n# User@Host: a[a] @ h []  Id: 5\n"
+                 "# Query_time: 2.500000  Lock_time: 0.000010 Rows_sent: 0  Rows_examined: 0\n"
+                 "SET timestamp=1714532405;\nINSERT INTO t VALUES (1);\n")
+    st = statements_frame(p, zone="UTC")
+    assert st["end"].iloc[0] == pd.Timestamp("2024-05-01 03:00:07.5", tz="UTC")
+    assert st["start"].iloc[0] == pd.Timestamp("2024-05-01 03:00:05", tz="UTC")
+    assert st["time_res_s"].iloc[0] == 0.0
+
+
+# -- synthetic statements -------------------------------------------------------------------
+
+def frame(rows):
+    """rows: (start_s, query_time, kind[, lock_time[, rows_examined]]) relative to T0."""
+    recs = []
+    for r in rows:
+        start, qt, kind = r[:3]
+        lock = r[3] if len(r) > 3 else 0.0
+        exam = r[4] if len(r) > 4 else 1.0
+        q = {"write": "INSERT INTO t VALUES (1)", "commit": "COMMIT",
+             "read": "SELECT a FROM t WHERE id = 1", "other": "BEGIN"}[kind]
+        recs.append({"start": T0 + pd.Timedelta(seconds=start),
+                     "end": T0 + pd.Timedelta(seconds=start + qt), "time_res_s": 0.0,
+                     "query_time": qt, "lock_time": lock, "rows_examined": exam, "kind": kind,
+                     "query": q, "file": "x", "line": 0})
+    return pd.DataFrame(recs).sort_values("end").reset_index(drop=True)
+
+
+def background(n=200, span=60.0, seed=1):
+    rng = np.random.default_rng(seed)
+    kinds = rng.choice(["write", "read", "commit"], size=n)
+    return [(float(t), float(rng.uniform(0.0001, 0.01)), k)
+            for t, k in zip(rng.uniform(0, span, n), kinds)]
+
+
+def rotation(at_s, name="mariadb-bin.000041", nxt="mariadb-bin.000042"):
+    return {"from_file": name, "to_file": nxt, "at": T0 + pd.Timedelta(seconds=at_s),
+            "size_bytes": 1 << 30, "opened_at": T0, "lifetime_s": at_s, "next_given": True,
+            "missing_before": [], "restart_after": False, "commit_gap_s": float("nan")}
+
+
+def stall_rows(s=20.3, length=3.0, writers=5, reads=0):
+    rows = [(s + 0.002 * i, length - 0.002 * i, "write" if i % 3 else "commit")
+            for i in range(writers)]
+    rows += [(s + 1.0 + 0.3 * i, length - 1.0 - 0.3 * i, "read") for i in range(reads)]
+    return rows
+
+
+def test_pileup_found_with_start_and_end():
+    st = frame(background() + stall_rows() + [(21.5, 1.8, "write")])
+    p = find_pileups(st)
+    assert len(p) == 1
+    row = p.iloc[0]
+    assert abs((row["start"] - T0).total_seconds() - 20.3) < 0.01
+    assert abs((row["end"] - T0).total_seconds() - 23.3) < 0.06
+    assert row["queries"] == 6 and row["writes"] + row["commits"] == 6
+
+
+def test_no_pileup_without_a_common_start():
+    # three slow statements end together but began at unrelated instants
+    st = frame(background() + [(10.0, 5.0, "read"), (12.0, 3.0, "read"), (13.6, 1.4, "read")])
+    assert find_pileups(st).empty
+
+
+def test_no_pileup_from_two_statements():
+    st = frame(background() + stall_rows(writers=2))
+    assert find_pileups(st).empty
+
+
+def test_whole_second_log_times_bracket_the_release():
+    """With 1 s resolution the release is placed inside every member's possible end."""
+    rows = stall_rows(s=20.3, length=3.0, writers=6)
+    st = frame(rows)
+    # as MariaDB logs them: start truncated to the second
+    st["start"] = st["start"].dt.floor("s")
+    st["end"] = st["start"] + pd.to_timedelta(st["query_time"], unit="s")
+    st["time_res_s"] = 1.0
+    p = find_pileups(st)
+    assert len(p) == 1
+    assert abs((p["start"].iloc[0] - T0).total_seconds() - 20.3) <= 0.55
+    assert abs((p["end"].iloc[0] - T0).total_seconds() - 23.3) <= 0.55
+
+
+def test_rotation_stall_attributed():
+    st = frame(background() + stall_rows())
+    rot = pd.DataFrame([rotation(20.0), rotation(50.0, "mariadb-bin.000042",
+                                                 "mariadb-bin.000043")])
+    s = find_stalls(st, rot)
+    assert len(s) == 1 and s["cause"].iloc[0] == "binlog_rotation"
+    assert s["rotation_from"].iloc[0] == "mariadb-bin.000041" and s["hint"].iloc[0] is None
+    c = cadence(rot, s)
+    assert (c["rotations"], c["rotations_with_stall"], c["stalls"], c["stalls_explained"]) == \
+        (2, 1, 1, 1)
+
+
+def test_rotation_far_from_stall_is_not_the_cause():
+    st = frame(background() + stall_rows())
+    s = find_stalls(st, pd.DataFrame([rotation(25.0)]), covered=(T0, T0 + pd.Timedelta(minutes=5)))
+    assert s["cause"].iloc[0] == "unexplained"
+    assert "no binlog rotation near" in s["hint"].iloc[0]
+
+
+def test_reads_piled_too_is_not_a_binlog_stall():
+    st = frame(background() + stall_rows(writers=3, reads=0)
+               + [(20.3 + 0.001 * i, 3.0 - 0.001 * i, "read") for i in range(5)])
+    s = find_stalls(st, pd.DataFrame([rotation(20.0)]))
+    assert s["cause"].iloc[0] == "unexplained"
+    assert "reads and writes were released together" in s["hint"].iloc[0]
+    assert "mariadb-bin.000041" in s["hint"].iloc[0]
+
+
+def test_one_rotation_explains_one_stall():
+    st = frame(background() + stall_rows(s=20.3) + stall_rows(s=21.8, length=0.8))
+    s = find_stalls(st, pd.DataFrame([rotation(20.0)]))
+    assert (s["cause"] == "binlog_rotation").sum() == 1
+
+
+def test_lock_time_hint():
+    rows = [(20.3 + 0.002 * i, 3.0, "write", 2.9) for i in range(4)]
+    s = find_stalls(frame(background() + rows))
+    assert s["cause"].iloc[0] == "unexplained" and s["hint"].iloc[0].startswith("row locks")
+
+
+def test_spread_slowdown_hints_time_zone_lock():
+    rng = np.random.default_rng(3)
+    rows = [(float(t), float(rng.uniform(0.6, 1.5)), k)
+            for t, k in zip(np.linspace(20, 35, 40), ["read", "write"] * 20)]
+    s = find_stalls(frame(background() + rows))
+    assert len(s) >= 1
+    spread = s[s["shape"] == "spread"]
+    assert len(spread) >= 1 and spread["duration_s"].max() > 10
+    assert spread["hint"].str.contains("time-zone lock").all()
+
+
+def test_restart_hint():
+    st = frame(background() + stall_rows())
+    rs = pd.DataFrame([{"file": "mariadb-bin.000007", "at": T0 + pd.Timedelta(seconds=60),
+                        "previous_end": "crash (previous file still marked in use)"}])
+    s = find_stalls(st, None, rs)
+    assert "the server started" not in s["hint"].iloc[0]        # 40 s after the stall
+    rs["at"] = T0 + pd.Timedelta(seconds=5)
+    s = find_stalls(st, None, rs)
+    assert s["hint"].iloc[0].endswith("the server started 15 s before it (mariadb-bin.000007 "
+                                      "was created at start-up at 03:00:05Z)")
+
+
+def test_nothing_slow_nothing_found():
+    s = find_stalls(frame(background()), pd.DataFrame([rotation(20.0)]))
+    assert s.empty
+
+
+def test_lab_fixture_truth_is_consistent():
+    truth = json.loads((LAB / "truth.json").read_text())
+    names = {p.name for p in BINLOGS}
+    assert all(d["file"] in names for d in truth["delays"])
+    sizes = {p.name: p.stat().st_size for p in BINLOGS}
+    for d in truth["delays"]:          # the shim measured the file at its final size
+        assert d["size_bytes"] == sizes[d["file"]]
