@@ -1,4 +1,8 @@
-"""`binlogkit print`: options in, mariadb-binlog text out, exit status back."""
+"""`binlogkit print`: options in, mariadb-binlog or mysqlbinlog text out, exit status back.
+
+The flavor comes from the first file's format description event (MariaDB
+server versions contain "MariaDB"); `--flavor mysql|mariadb` overrides it.
+"""
 import os
 import re
 import sys
@@ -63,6 +67,35 @@ def _warn(message):
     sys.stderr.write(f"WARNING: {message}\n")
 
 
+def _error(message):
+    sys.stderr.write(f"ERROR: {message}\n")
+
+
+def choose_flavor(files, requested):
+    from binlogkit.printer.flavor import detect_flavor
+    if requested and requested.lower() != "auto":
+        return requested.lower()
+    return detect_flavor(files[0])
+
+
+def _dump(files, out, options, zone, kw):
+    flavor = choose_flavor(files, kw.get("flavor"))
+    mysql_only = [name for name in ("include_gtids", "exclude_gtids") if kw.get(name) is not None]
+    if flavor != "mysql":
+        if mysql_only or kw.get("skip_gtids"):
+            raise BinlogkitError("--include-gtids, --exclude-gtids and --skip-gtids need the "
+                                 "MySQL flavor (a MySQL binlog, or --flavor=mysql)")
+        dump(files, out, options, zone, warn=_warn)
+        return
+    from binlogkit.printer.mysql.driver import dump_mysql
+    from binlogkit.printer.mysql.gtidset import GtidFilter
+    gtids = GtidFilter.from_options(kw.get("include_gtids"), kw.get("exclude_gtids"),
+                                    kw.get("skip_gtids"))
+    if len(files) == 1 and files[0] == "-" and kw["stop_position"] is not None:
+        raise BinlogkitError("stop_position not allowed when input is STDIN")
+    dump_mysql(files, out, options, zone, gtids, warn=_warn, error=_error)
+
+
 def run_print(files, kw):
     """Run the print command; returns the exit status."""
     out = None
@@ -73,7 +106,7 @@ def run_print(files, kw):
             out = open(kw["result_file"], "wb")
         else:
             out = sys.stdout.buffer
-        dump(list(files), out, options, zone, warn=_warn)
+        _dump(list(files), out, options, zone, kw)
         out.flush()
         return 0
     except BinlogkitError as exc:   # BinlogError included

@@ -1,0 +1,1 @@
+"""mysqlbinlog 8.0 text for MySQL binary logs (the MySQL flavor of `binlogkit print`)."""

@@ -1,0 +1,606 @@
+"""The mysqlbinlog 8.0 driver: files in, text out.
+
+`dump_mysql(paths, out, options, zone, ...)` follows client/mysqlbinlog.cc of
+MySQL 8.0.41: main() (preamble, postamble), dump_multiple_logs() (one
+DELIMITER block and one PRINT_EVENT_INFO for all files, end_binlog()),
+dump_local_log_entries() (read_fdle before --start-position, read errors),
+process_event() (offset / datetime / server-id / position filters, the GTID
+filters, Intvar/Rand/User_var buffering, --database, the rows-statement
+caches) and Transaction_payload_log_event::print (inner events of a
+compressed transaction).  Like the real tool, an error still prints the
+closing statements and the postamble before the exit status says 1.
+"""
+import os
+import tempfile
+
+from binlogkit.binlog import layout as L
+from binlogkit.binlog.events import decode_event
+from binlogkit.binlog.reader import BinlogReader
+from binlogkit.errors import BinlogError, ChecksumMismatchError, EventDecodeError, TruncatedEventError
+from binlogkit.printer.mysql import events as E
+from binlogkit.printer.mysql import gtid as G
+from binlogkit.printer.mysql import rows as RW
+from binlogkit.printer.mysql.format import DEFAULT_FORMAT, mysql_format
+from binlogkit.printer.mysql.state import MysqlState
+from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
+
+FLUSH_AT = 1 << 16
+CONTINUE, STOP = 0, 1
+PREAMBLE = (b"# The proper term is pseudo_replica_mode, but we use this compatibility alias\n"
+            b"# to make the statement usable on server versions 8.0.24 and older.\n"
+            b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n")
+# Binlog_read_error::get_str()
+TRUNC_EVENT = "binlog truncated in the middle of event; consider out of disk space"
+BOGUS = "corrupted data in log event"
+TRUNC_FD_EVENT = "Found invalid Format description event in binary log"
+CHECKSUM_FAILURE = "Event crc check failed! Most likely there is event corruption."
+INVALID_EVENT = "Found invalid event in binary log"
+READ_ERROR = "Could not read entry at offset {}: Error in log format or read error 1."
+
+ROWS_TYPES = frozenset({L.WRITE_ROWS_EVENT, L.UPDATE_ROWS_EVENT, L.DELETE_ROWS_EVENT,
+                        L.WRITE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1,
+                        L.PARTIAL_UPDATE_ROWS_EVENT})
+GTID_TYPES = frozenset({L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT, L.GTID_TAGGED_LOG_EVENT})
+NEVER_FILTERED = frozenset({L.SLAVE_EVENT, L.STOP_EVENT, L.FORMAT_DESCRIPTION_EVENT,
+                            L.ROTATE_EVENT, L.IGNORABLE_LOG_EVENT, L.INCIDENT_EVENT})
+
+
+class ErrorStop(Exception):
+    """process_event's `goto err`: the message goes to stderr, the exit status is 1."""
+
+    def __init__(self, message, offset=None, type_code=None):
+        super().__init__(message)
+        self.message, self.offset, self.type_code = message, offset, type_code
+
+
+class ReadError(Exception):
+    """A Binlog_read_error while reading or deserializing an event."""
+
+    def __init__(self, text):
+        super().__init__(text)
+        self.text = text
+
+
+class MysqlPrinter:
+    """mysqlbinlog 8.0's globals and PRINT_EVENT_INFO for one run."""
+
+    def __init__(self, out, options, zone, gtids, warn):
+        self.out, self.options, self.zone, self.warn = out, options, zone, warn
+        self.gtids = gtids
+        self.skip_gtids = gtids.skip
+        self.state = MysqlState()
+        self._pending, self._pending_size, self._times = [], 0, {}
+        self.rec_count, self.offset = 0, options.offset
+        self.start_datetime = options.start_datetime
+        self.stop_position = (1 << 64) - 1
+        self.in_transaction = self.seen_gtid = self.filter_based_on_gtids = False
+        self.is_first_fd = True
+        self.buffered = []                  # buff_ev: deferred Intvar/Rand/User_var
+        self.glob_format = DEFAULT_FORMAT   # glob_description_event
+        self.load_files = {}
+        self.load_dir = options.local_load or tempfile.gettempdir()
+        self.display_name = ""
+        self.print_table_metadata = options.print_table_metadata
+
+    # -- output -----------------------------------------------------------------------
+    def write(self, data):
+        self._pending.append(data)
+        self._pending_size += len(data)
+        if self._pending_size > FLUSH_AT:
+            self.flush()
+
+    def flush(self):
+        if self._pending:
+            self.out.write(b"".join(self._pending))
+            self._pending, self._pending_size = [], 0
+
+    def flush_cache(self, cache):
+        """copy_event_cache_to_file_and_reinit."""
+        if cache:
+            self.write(b"".join(cache))
+            cache.clear()
+
+    def flush_statement(self):
+        st = self.state
+        self.flush_cache(st.head)
+        self.flush_cache(st.body)
+        self.flush_cache(st.footer)
+
+    def time_text(self, when):
+        text = self._times.get(when)
+        if text is None:
+            text = self._times[when] = self.zone.format_header(when).encode()
+        return text
+
+    # -- main() and dump_multiple_logs() ------------------------------------------------
+    def preamble(self):
+        opts = self.options
+        text = PREAMBLE
+        if opts.disable_log_bin:
+            text += b"/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;\n"
+        text += b"/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;\n"
+        if opts.set_charset:
+            text += (b"\n/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;"
+                     b"\n/*!40101 SET @OLD_CHARACTER_SET_RESULTS=@@CHARACTER_SET_RESULTS */;"
+                     b"\n/*!40101 SET @OLD_COLLATION_CONNECTION=@@COLLATION_CONNECTION */;"
+                     b"\n/*!40101 SET NAMES %s */;\n" % opts.set_charset.encode())
+        self.write(text)
+
+    def postamble(self):
+        opts = self.options
+        text = (b"# End of log file\n"
+                b"/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n")
+        if opts.disable_log_bin:
+            text += b"/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;\n"
+        if opts.set_charset:
+            text += (b"/*!40101 SET CHARACTER_SET_CLIENT=@OLD_CHARACTER_SET_CLIENT */;\n"
+                     b"/*!40101 SET CHARACTER_SET_RESULTS=@OLD_CHARACTER_SET_RESULTS */;\n"
+                     b"/*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */;\n")
+        text += b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n"
+        self.write(text)
+
+    def dump_files(self, paths, streams=None):
+        """dump_multiple_logs; returns the ErrorStop that ended it, or None."""
+        st, opts = self.state, self.options
+        self.write(b"DELIMITER /*!*/;\n")
+        error = None
+        start = opts.start_position
+        for i, path in enumerate(paths):
+            self.stop_position = opts.stop_position if i == len(paths) - 1 else (1 << 64) - 1
+            try:
+                stream = streams.get(path) if streams else None
+                if self.dump_file(path, start, stream) != CONTINUE:
+                    break
+            except ErrorStop as exc:
+                error = exc
+                break
+            start = L.BIN_LOG_HEADER_SIZE
+        if self.buffered:
+            self.warn("The range of printed events ends with an Intvar_event, Rand_event or "
+                      "User_var_event with no matching Query_log_event. This might be because "
+                      "the last statement was not fully written to the log, or because you are "
+                      "using a --stop-position or --stop-datetime that refers to an event in the "
+                      "middle of a statement. The event(s) from the partial statement have not "
+                      "been written to output. ")
+        elif st.have_unflushed_events:
+            self.warn("The range of printed events ends with a row event or a table map event "
+                      "that does not have the STMT_END_F flag set. This might be because the last "
+                      "statement was not fully written to the log, or because you are using a "
+                      "--stop-position or --stop-datetime that refers to an event in the middle "
+                      "of a statement. The event(s) from the partial statement have not been "
+                      "written to output.")
+        if st.skipped_event_in_transaction:
+            self.write(b"COMMIT /* added by mysqlbinlog */%s\n" % st.delimiter)
+        self.end_binlog()
+        self.write(b"DELIMITER ;\n")
+        st.delimiter = b";"
+        return error
+
+    def end_binlog(self):
+        d = self.state.delimiter
+        if self.in_transaction:
+            self.write(b"ROLLBACK /* added by mysqlbinlog */ %s\n" % d)
+        elif self.seen_gtid and not self.skip_gtids:
+            self.write(b"BEGIN /*added by mysqlbinlog */ %s\nROLLBACK /* added by mysqlbinlog */ %s\n"
+                       % (d, d))
+        if not self.skip_gtids:
+            self.write(b"SET @@SESSION.GTID_NEXT= 'AUTOMATIC' /* added by mysqlbinlog */ %s\n" % d)
+        self.seen_gtid = self.in_transaction = False
+
+    # -- dump_local_log_entries ---------------------------------------------------------
+    def dump_file(self, path, start_position, stream=None):
+        reader = BinlogReader(path, start_position=start_position,
+                              verify_checksum=self.options.verify_checksum, stream=stream)
+        self.display_name = reader.display_name
+        try:
+            reader.open()
+        except BinlogError:
+            raise ErrorStop("Could not open log file", 0) from None
+        try:
+            return self._dump_reader(reader, start_position)
+        finally:
+            reader.close()
+
+    def _read_magic(self, reader):
+        try:
+            reader.read_magic()
+        except BinlogError as exc:
+            text = str(exc.message)
+            if text.startswith("Failed reading header"):
+                text = "I/O error reading the header from the binary log"
+            elif not text.startswith("Reading encrypted"):
+                text = ("Binlog has bad magic number;  It's not a binary log file "
+                        "that can be used by this version of MySQL")
+            raise ErrorStop(text, 0) from None
+
+    def _dump_reader(self, reader, start_position):
+        self._read_magic(reader)
+        self.file_format = DEFAULT_FORMAT
+        pos = L.BIN_LOG_HEADER_SIZE
+        if start_position > L.BIN_LOG_HEADER_SIZE:
+            fdle, pos, event_start = self.read_fdle(reader, start_position)
+            if fdle is not None:
+                if self.process_event(*fdle, event_start) != CONTINUE:
+                    return STOP
+            pos = max(pos, start_position)
+        events = reader.events(pos)
+        while True:
+            try:
+                ev = next(events)
+            except StopIteration:
+                return CONTINUE
+            except TruncatedEventError as exc:
+                if self.file_in_use:
+                    self.warn("File ends with a truncated event.")
+                    return CONTINUE
+                self.read_error(exc.offset, TRUNC_EVENT, exc.type_code)
+            except ChecksumMismatchError as exc:
+                self.read_error(exc.offset, CHECKSUM_FAILURE, exc.type_code)
+            except BinlogError as exc:
+                self.read_error(exc.offset, BOGUS, exc.type_code)
+            try:
+                body = self.decode(ev, reader)
+            except ReadError as exc:
+                self.read_error(ev.pos, exc.text, ev.type_code)
+            if self.process_event(ev, body, ev.pos) != CONTINUE:
+                return STOP
+
+    def read_error(self, offset, text, type_code=None):
+        raise ErrorStop(f"{READ_ERROR.format(offset)} {text}", offset, type_code)
+
+    @property
+    def file_in_use(self):
+        return bool(self.file_flags & L.LOG_EVENT_BINLOG_IN_USE_F)
+
+    def read_fdle(self, reader, offset):
+        """Read the FDE (past Previous_gtids and Rotate events) before --start-position."""
+        fdle, pos, event_start = None, L.BIN_LOG_HEADER_SIZE, L.BIN_LOG_HEADER_SIZE
+        self.file_flags = 0
+        while pos < offset:
+            event_start = pos
+            try:
+                ev = reader.read_event_at(pos)
+                if ev is None:
+                    break
+                body = self.decode(ev, reader)
+            except (BinlogError, ReadError):
+                break
+            pos += ev.event_size
+            if ev.type_code == L.FORMAT_DESCRIPTION_EVENT:
+                fdle = (ev, body)
+            elif ev.type_code not in (L.PREVIOUS_GTIDS_LOG_EVENT, L.ROTATE_EVENT):
+                break
+        return fdle, pos, event_start
+
+    # -- deserialization (binlog_event_deserialize) ------------------------------------------
+    def decode(self, ev, reader=None):
+        """The event body; ReadError for what mysqlbinlog 8.0 cannot deserialize."""
+        t = ev.type_code
+        if t == L.FORMAT_DESCRIPTION_EVENT:
+            try:
+                fmt = mysql_format(ev.data)
+            except ValueError:
+                raise ReadError(TRUNC_FD_EVENT) from None
+            self.file_format = fmt
+            self.file_flags = ev.flags
+            if reader is not None:   # the reader's own FDE parse misses MySQL's OFF+CRC layout
+                reader.fde.checksum_alg = fmt.checksum_alg
+            return G.FormatDescriptionBody(fmt, ev.flags)
+        fmt = self.file_format
+        if (fmt.permutation is not None and t < len(fmt.permutation)
+                and getattr(reader and reader.fde, "event_type_permutation", None) is None):
+            ev.type_code = t = fmt.permutation[t]     # the reader left the ids unpermuted
+        elif t > fmt.number_of_event_types:
+            raise ReadError(INVALID_EVENT)
+        return decode_body(ev, fmt)
+
+    # -- process_event ----------------------------------------------------------------------
+    def process_event(self, ev, body, pos, skip_pos_check=False):
+        try:
+            return self._process(ev, body, pos, skip_pos_check)
+        finally:
+            self.rec_count += 1
+
+    def _process(self, ev, body, pos, skip_pos_check):
+        st, opts = self.state, self.options
+        t = ev.type_code
+        is_fde = t == L.FORMAT_DESCRIPTION_EVENT
+        if not is_fde and not (self.rec_count >= self.offset and ev.when >= self.start_datetime):
+            return CONTINUE
+        if not is_fde:
+            self.start_datetime = 0
+            self.offset = 0
+            if t != L.ROTATE_EVENT and opts.server_id and opts.server_id != ev.server_id:
+                return CONTINUE
+        if not skip_pos_check and pos >= self.stop_position:
+            return STOP
+        if ev.when >= opts.stop_datetime:
+            return STOP
+        if not opts.short_form:
+            st.head.append(b"# at %d\n" % pos)
+        st.hexdump_from = pos if opts.hexdump else 0
+        if self.shall_skip_gtids(ev, body):
+            return CONTINUE
+        if HANDLERS.get(t, handle_default)(self, ev, body, pos):
+            self.flush_cache(st.head)
+        return CONTINUE
+
+    def shall_skip_gtids(self, ev, body):
+        t = ev.type_code
+        if t in GTID_TYPES:
+            filtered = self.gtids.filters(body)
+            self.filter_based_on_gtids = filtered
+            return filtered or self.skip_gtids
+        if t == L.PREVIOUS_GTIDS_LOG_EVENT:
+            return self.skip_gtids
+        if t == L.XID_EVENT:
+            filtered, self.filter_based_on_gtids = self.filter_based_on_gtids, False
+            return filtered
+        if t == L.QUERY_EVENT:
+            filtered = self.filter_based_on_gtids
+            if E.ends_group(body.query):
+                self.filter_based_on_gtids = False
+            return filtered
+        if t in NEVER_FILTERED:
+            return False
+        return self.filter_based_on_gtids
+
+    def shall_skip_database(self, db):
+        return self.options.database is not None and db is not None and db != self.options.database
+
+    def require_fd_printed(self, ev):
+        opts, st = self.options, self.state
+        if (st.printed_fd_event or opts.short_form or ev.type_code in (L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT)
+                or opts.base64_output == BASE64_DECODE_ROWS):
+            return
+        name = RW.type_name(ev.type_code)
+        if opts.base64_output == BASE64_NEVER:
+            msg = (f"--base64-output=never specified, but binlog contains a {name} event which "
+                   "must be printed in base64.")
+        else:
+            msg = ("malformed binlog: it does not contain any Format_description_log_event. "
+                   f"I now found a {name} event, which is not safe to process without a "
+                   "Format_description_log_event.")
+        raise ErrorStop(msg, ev.pos, ev.type_code)
+
+
+# -- deserialization -------------------------------------------------------------------------
+
+def decode_body(ev, fmt):
+    """binlog_event_deserialize's switch for one non-FDE event."""
+    t = ev.type_code
+    if t in G.DECODABLE or t in DECODABLE:
+        try:
+            body = decode_event(ev, fmt)
+            G.check_valid(ev, body, fmt)
+            return body
+        except (EventDecodeError, ValueError, IndexError):
+            raise ReadError(INVALID_EVENT) from None
+    if ev.flags & L.LOG_EVENT_IGNORABLE_F:
+        return G.IgnorableBody(t)
+    raise ReadError(INVALID_EVENT)
+
+
+DECODABLE = frozenset({
+    L.QUERY_EVENT, L.ROTATE_EVENT, L.APPEND_BLOCK_EVENT, L.DELETE_FILE_EVENT, L.STOP_EVENT,
+    L.INTVAR_EVENT, L.XID_EVENT, L.RAND_EVENT, L.USER_VAR_EVENT, L.WRITE_ROWS_EVENT_V1,
+    L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1, L.TABLE_MAP_EVENT, L.BEGIN_LOAD_QUERY_EVENT,
+    L.EXECUTE_LOAD_QUERY_EVENT, L.INCIDENT_EVENT, L.WRITE_ROWS_EVENT, L.UPDATE_ROWS_EVENT,
+    L.DELETE_ROWS_EVENT, L.XA_PREPARE_LOG_EVENT, L.PARTIAL_UPDATE_ROWS_EVENT,
+    # only reachable through the 5.1 wl2325 type permutation (5.x mysqlbinlog prints them)
+    L.PRE_GA_WRITE_ROWS_EVENT, L.PRE_GA_UPDATE_ROWS_EVENT, L.PRE_GA_DELETE_ROWS_EVENT,
+})
+
+
+# -- handlers: True = flush the head cache afterwards (process_event's `break`) ------------------
+
+def handle_default(p, ev, body, pos):
+    PRINTERS.get(ev.type_code, print_fallback)(p, ev, body)
+    return True
+
+
+def print_fallback(p, ev, body):
+    if isinstance(body, G.IgnorableBody):
+        E.print_ignorable(p, ev, body)
+    else:
+        E.print_unknown(p, ev, body)
+
+
+def handle_payload(p, ev, body, pos):
+    G.print_transaction_payload(p, ev, body)
+    return True
+
+
+def handle_query(p, ev, body, pos):
+    st = p.state
+    parent_skips = not E.is_trans_keyword(body.query) and p.shall_skip_database(body.db)
+    ends, starts = E.ends_group(body.query), E.starts_group(body.query)
+    buffered, p.buffered = p.buffered, []
+    for bev, bbody, bpos in buffered:
+        st.hexdump_from = bpos if p.options.hexdump else 0
+        if not parent_skips:
+            PRINTERS[bev.type_code](p, bev, bbody)
+    st.hexdump_from = pos if p.options.hexdump else 0
+    if parent_skips:
+        if p.seen_gtid and not p.in_transaction and not starts and not ends:
+            p.write(b"COMMIT /* added by mysqlbinlog */%s\n" % st.delimiter)
+            st.skipped_event_in_transaction = False
+            p.in_transaction = p.seen_gtid = False
+        else:
+            st.skipped_event_in_transaction = True
+        return False
+    if ends:
+        p.in_transaction = False
+        st.skipped_event_in_transaction = False
+        p.seen_gtid = False
+    elif starts:
+        p.in_transaction = True
+    elif not p.in_transaction:
+        p.seen_gtid = False
+    E.print_query(p, ev, body)
+    return True
+
+
+def handle_buffered(p, ev, body, pos):
+    p.buffered.append((ev, body, pos))
+    return True
+
+
+def handle_append_block(p, ev, body, pos):
+    E.print_block(p, ev, body)
+    name = p.load_files.get(body.file_id)
+    if name is None:
+        p.warn("Ignoring Append_block as there is no Begin_load_query_log_event for "
+               f"file_id: {body.file_id}")
+        return True
+    with open(name, "ab") as f:
+        f.write(body.block)
+    return True
+
+
+def handle_format_description(p, ev, body, pos):
+    st = p.state
+    if not ev.flags & L.LOG_EVENT_RELAY_LOG_F:
+        p.glob_format = body.format
+        if ev.log_pos > 0 and not p.is_first_fd:
+            p.end_binlog()
+        p.is_first_fd = False
+    st.common_header_len = body.format.header_len
+    E.print_format_description(p, ev, body)
+    if not p.options.force_if_open and ev.flags & L.LOG_EVENT_BINLOG_IN_USE_F:
+        raise ErrorStop(f"Attempting to dump binlog '{p.display_name}', which was not closed "
+                        "properly. Most probably, mysqld is still writing it, or it crashed. "
+                        "Rerun with --force-if-open to ignore this problem.", pos, ev.type_code)
+    return True
+
+
+def handle_begin_load_query(p, ev, body, pos):
+    E.print_block(p, ev, body)
+    base = os.path.join(p.load_dir, f"SQL_LOAD_MB-{body.file_id:x}")
+    for version in range(1000):
+        name = f"{base}-{version:x}"
+        try:
+            fd = os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+        with os.fdopen(fd, "wb") as f:
+            f.write(body.block)
+        p.load_files[body.file_id] = name
+        return True
+    raise ErrorStop(f"Could not construct local filename {p.load_dir}/SQL_LOAD_MB.", pos, ev.type_code)
+
+
+def handle_execute_load_query(p, ev, body, pos):
+    name = p.load_files.pop(body.file_id, None)
+    if p.shall_skip_database(body.db):
+        p.state.skipped_event_in_transaction = True
+    elif name is not None:
+        E.print_execute_load_query(p, ev, body, name.encode())
+    else:
+        p.warn("Ignoring Execute_load_query since there is no Begin_load_query event for "
+               f"file_id: {body.file_id}")
+    return True
+
+
+def handle_table_map(p, ev, body, pos):
+    if isinstance(body, (G.UnknownBody, G.IgnorableBody)):
+        return handle_default(p, ev, body, pos)
+    if p.shall_skip_database(body.db):
+        p.state.skipped_event_in_transaction = True
+        p.state.ignored_maps[body.table_id] = body
+        return False
+    return handle_rows(p, ev, body, pos)
+
+
+def handle_rows(p, ev, body, pos):
+    st = p.state
+    if isinstance(body, (G.UnknownBody, G.IgnorableBody)):
+        return handle_default(p, ev, body, pos)
+    stmt_end, skip = False, False
+    if ev.type_code in ROWS_TYPES or ev.type_code in RW.PRE_GA_ROWS_TYPES:
+        stmt_end = body.stmt_end
+        skip = body.table_id in st.ignored_maps
+    if stmt_end:
+        st.ignored_maps.clear()
+        if skip:
+            st.have_unflushed_events = False
+            if st.body:
+                st.body.append(b"'%s\n" % st.delimiter)
+            p.flush_statement()
+    if skip:
+        st.skipped_event_in_transaction = True
+        return False
+    p.require_fd_printed(ev)
+    RW.ROW_PRINTERS[ev.type_code](p, ev, body)
+    st.have_unflushed_events = True
+    if stmt_end:
+        st.have_unflushed_events = False
+        p.flush_statement()
+        return False
+    return True
+
+
+def handle_gtid(p, ev, body, pos):
+    st = p.state
+    p.seen_gtid = True
+    st.immediate_server_version = body.immediate_server_version
+    if st.skipped_event_in_transaction:
+        p.write(b"COMMIT /* added by mysqlbinlog */%s\n" % st.delimiter)
+    st.skipped_event_in_transaction = False
+    G.print_gtid(p, ev, body)
+    return True
+
+
+def handle_xid(p, ev, body, pos):
+    p.in_transaction = False
+    p.state.skipped_event_in_transaction = False
+    p.seen_gtid = False
+    E.print_xid(p, ev, body)
+    return True
+
+
+def handle_previous_gtids(p, ev, body, pos):
+    if p.options.database is not None and not p.skip_gtids:
+        p.warn("The option --database has been used. It may filter parts of transactions, but "
+               "will include the GTIDs in any case. If you want to exclude or include "
+               "transactions, you should use the options --exclude-gtids or --include-gtids, "
+               "respectively, instead.")
+    return handle_default(p, ev, body, pos)
+
+
+HANDLERS = {
+    L.TRANSACTION_PAYLOAD_EVENT: handle_payload, L.QUERY_EVENT: handle_query,
+    L.INTVAR_EVENT: handle_buffered, L.RAND_EVENT: handle_buffered, L.USER_VAR_EVENT: handle_buffered,
+    L.APPEND_BLOCK_EVENT: handle_append_block, L.FORMAT_DESCRIPTION_EVENT: handle_format_description,
+    L.BEGIN_LOAD_QUERY_EVENT: handle_begin_load_query,
+    L.EXECUTE_LOAD_QUERY_EVENT: handle_execute_load_query, L.TABLE_MAP_EVENT: handle_table_map,
+    L.ROWS_QUERY_LOG_EVENT: handle_rows, L.GTID_LOG_EVENT: handle_gtid,
+    L.ANONYMOUS_GTID_LOG_EVENT: handle_gtid, L.GTID_TAGGED_LOG_EVENT: handle_gtid,
+    L.XID_EVENT: handle_xid, L.PREVIOUS_GTIDS_LOG_EVENT: handle_previous_gtids,
+}
+HANDLERS.update({t: handle_rows for t in ROWS_TYPES | RW.PRE_GA_ROWS_TYPES})
+
+PRINTERS = {
+    L.INTVAR_EVENT: E.print_intvar, L.RAND_EVENT: E.print_rand, L.USER_VAR_EVENT: E.print_user_var,
+    L.ROTATE_EVENT: E.print_rotate, L.STOP_EVENT: E.print_stop, L.INCIDENT_EVENT: E.print_incident,
+    L.XA_PREPARE_LOG_EVENT: E.print_xa_prepare, L.DELETE_FILE_EVENT: E.print_delete_file,
+    L.PREVIOUS_GTIDS_LOG_EVENT: G.print_previous_gtids,
+    L.TRANSACTION_CONTEXT_EVENT: G.print_transaction_context, L.VIEW_CHANGE_EVENT: G.print_view_change,
+}
+
+
+def dump_mysql(paths, out, options, zone, gtids, warn=None, error=None, streams=None):
+    """Print `paths` like mysqlbinlog 8.0; raises BinlogError after the text on failure."""
+    printer = MysqlPrinter(out, options, zone, gtids, warn or (lambda msg: None))
+    printer.error = error or (lambda msg: None)
+    printer.preamble()
+    try:
+        error = printer.dump_files(paths, streams)
+        printer.postamble()
+    finally:
+        printer.flush()
+    if error is not None:
+        raise BinlogError(error.message, path=printer.display_name or None, offset=error.offset,
+                          type_code=error.type_code)

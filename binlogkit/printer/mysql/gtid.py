@@ -1,0 +1,241 @@
+"""mysqlbinlog text for GTID-era events, and which events the MySQL client reads.
+
+GTID / Anonymous_GTID (Gtid_log_event::print), Previous-GTIDs (in
+Gtid_set::commented_string_format), Transaction_context, View_change and
+Transaction_payload (mysqlbinlog.cc: its inner events go back through
+process_event).  Tagged GTIDs (type 42, 8.4+) and tagged GTID sets are
+printed the way mysqlbinlog 8.4/9.x prints them (8.0.41 cannot read them).
+"""
+import zlib
+from dataclasses import dataclass
+
+from binlogkit.binlog import layout as L
+from binlogkit.binlog import mysql_events as M
+from binlogkit.binlog.reader import RawEvent
+from binlogkit.printer.mysql.header import print_header
+
+_U64 = (1 << 64) - 1
+# Transaction_payload's compression type names (compression/base.cpp type_to_string)
+COMPRESSION_NAMES = {0: b"ZSTD", 255: b"NONE"}
+
+DECODABLE = frozenset({
+    L.ROWS_QUERY_LOG_EVENT, L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT,
+    L.PREVIOUS_GTIDS_LOG_EVENT, L.TRANSACTION_CONTEXT_EVENT, L.VIEW_CHANGE_EVENT,
+    L.TRANSACTION_PAYLOAD_EVENT, L.GTID_TAGGED_LOG_EVENT,
+})
+
+
+@dataclass(slots=True)
+class FormatDescriptionBody:
+    format: object          # MysqlFormat
+    flags: int
+
+    @property
+    def binlog_version(self):
+        return self.format.binlog_version
+
+    @property
+    def server_version(self):
+        return self.format.server_version
+
+    @property
+    def created(self):
+        return self.format.created
+
+
+@dataclass(slots=True)
+class UnknownBody:
+    type_code: int
+
+
+@dataclass(slots=True)
+class IgnorableBody:
+    type_code: int
+
+
+# -- is_valid() checks ------------------------------------------------------------------
+
+def check_valid(ev, body, fmt):
+    """The is_valid() checks of the MySQL classes that binlogkit's decoders accept."""
+    t = ev.type_code
+    if t in (L.QUERY_EVENT, L.EXECUTE_LOAD_QUERY_EVENT):
+        if not body.query:
+            raise ValueError("empty query")
+        status_len = L.UINT16.unpack_from(ev.data, fmt.header_len + 11)[0]
+        if status_len > ev.end - fmt.header_len - fmt.post_header(t):
+            raise ValueError("Invalid status vars length in Query event")
+    elif t in (L.WRITE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1,
+               L.WRITE_ROWS_EVENT, L.UPDATE_ROWS_EVENT, L.DELETE_ROWS_EVENT,
+               L.PARTIAL_UPDATE_ROWS_EVENT):
+        if body.width == 0:
+            raise ValueError("Invalid m_width")
+    elif t == L.TABLE_MAP_EVENT:
+        if body.column_count == 0:
+            raise ValueError("no columns")
+    elif t == L.USER_VAR_EVENT:
+        if not body.name:
+            raise ValueError("Invalid name length")
+
+
+# -- GTID --------------------------------------------------------------------------------
+
+def gtid_spec(body):
+    """Gtid_specification::to_string: uuid[:tag]:gno or ANONYMOUS."""
+    if body.type_code == L.ANONYMOUS_GTID_LOG_EVENT:
+        return b"ANONYMOUS"
+    uuid = M.format_uuid(body.sid).encode()
+    if body.tag:
+        return b"%s:%s:%d" % (uuid, body.tag, body.gno)
+    return b"%s:%d" % (uuid, body.gno)
+
+
+def commit_time_text(p, micros):
+    """microsecond_timestamp_to_str: local '%F %T.%06d %Z'."""
+    return p.zone.format_micros(micros).encode()
+
+
+def signed(value):
+    value &= _U64
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def print_gtid(p, ev, body):
+    d, head = p.state.delimiter, p.state.head
+    may_have_sbr = body.may_have_sbr
+    if not p.options.short_form:
+        print_header(p, ev, head)
+        head.append(b"\t%s\tlast_committed=%d\tsequence_number=%d\trbr_only=%s\t"
+                    b"original_committed_timestamp=%d\timmediate_commit_timestamp=%d\t"
+                    b"transaction_length=%d\n" % (
+                        b"Anonymous_GTID" if body.type_code == L.ANONYMOUS_GTID_LOG_EVENT else b"GTID",
+                        body.last_committed & _U64, body.sequence_number & _U64,
+                        b"no" if may_have_sbr else b"yes", body.original_commit_timestamp & _U64,
+                        body.immediate_commit_timestamp & _U64, body.transaction_length & _U64))
+    if not may_have_sbr:
+        head.append(b"/*!50718 SET TRANSACTION ISOLATION LEVEL READ COMMITTED*/%s\n" % d)
+    oct_ = signed(body.original_commit_timestamp)
+    ict = signed(body.immediate_commit_timestamp)
+    head.append(b"# original_commit_timestamp=%d (%s)\n" % (oct_, commit_time_text(p, oct_)))
+    head.append(b"# immediate_commit_timestamp=%d (%s)\n" % (ict, commit_time_text(p, ict)))
+    head.append(b"/*!80001 SET @@session.original_commit_timestamp=%d*/%s\n" % (oct_, d))
+    head.append(b"/*!80014 SET @@session.original_server_version=%d*/%s\n" % (
+        body.original_server_version & 0xFFFFFFFF, d))
+    head.append(b"/*!80014 SET @@session.immediate_server_version=%d*/%s\n" % (
+        body.immediate_server_version & 0xFFFFFFFF, d))
+    head.append(b"SET @@SESSION.GTID_NEXT= '%s'%s\n" % (gtid_spec(body), d))
+
+
+# -- GTID sets ----------------------------------------------------------------------------
+
+def merge_intervals(intervals):
+    """Gtid_set::add_interval_memory: sorted, overlapping and adjacent runs joined."""
+    out = []
+    for start, end in sorted(intervals):
+        if out and start <= out[-1][1]:
+            if end > out[-1][1]:
+                out[-1][1] = end
+        else:
+            out.append([start, end])
+    return out
+
+
+def gtid_set_groups(entries):
+    """{sid: {tag: [[start, end), ...]}} with intervals merged."""
+    groups = {}
+    for e in entries:
+        groups.setdefault(bytes(e.sid), {}).setdefault(bytes(e.tag), []).extend(e.intervals)
+    return {sid: {tag: merge_intervals(iv) for tag, iv in tags.items()} for sid, tags in groups.items()}
+
+
+def gtid_set_text(entries, sid_separator=b",\n# ", begin=b"# ", empty=b"# [empty]"):
+    """Gtid_set::to_string in commented_string_format (UUIDs sorted, then tags)."""
+    groups = gtid_set_groups(entries)
+    parts = []
+    for sid in sorted(groups):
+        tags = groups[sid]
+        text = [M.format_uuid(sid).encode()]
+        for tag in sorted(tags):
+            if not tags[tag]:
+                continue
+            if tag:
+                text.append(b":" + tag)
+            for start, end in tags[tag]:
+                text.append(b":%d" % start if end == start + 1 else b":%d-%d" % (start, end - 1))
+        parts.append(b"".join(text))
+    if not parts:
+        return empty
+    return begin + sid_separator.join(parts)
+
+
+def print_previous_gtids(p, ev, body):
+    head = p.state.head
+    if not p.options.short_form:
+        print_header(p, ev, head)
+        head.append(b"\tPrevious-GTIDs\n")
+    head.append(gtid_set_text(body.entries) + b"\n")
+
+
+def print_transaction_context(p, ev, body):
+    if not p.options.short_form:
+        print_header(p, ev, p.state.head)
+        text = b"server_uuid=%s\tthread_id=%d" % (body.server_uuid, body.thread_id)
+        p.state.head.append(b"Transaction_context: %s\n" % text[:255])
+
+
+def print_view_change(p, ev, body):
+    if not p.options.short_form:
+        print_header(p, ev, p.state.head)
+        p.state.head.append(b"View_change_log_event: %s\n" % (b"view_id=" + body.view_id)[:255])
+
+
+# -- TRANSACTION_PAYLOAD -----------------------------------------------------------------------
+
+def payload_to_string(body):
+    """Transaction_payload_event::to_string."""
+    text = b"\tpayload_size=%d\tcompression_type=%s" % (
+        body.payload_size, COMPRESSION_NAMES.get(body.compression_type, b"NONE"))
+    if body.compression_type != 255:
+        text += b"\tuncompressed_size=%d" % body.uncompressed_size
+    return text
+
+
+def inner_event(raw, log_pos, has_crc):
+    """An event of a payload as mysqlbinlog re-frames it before deserializing.
+
+    With CRC32 in the format, a checksum is appended (and the length field
+    grown by 4); the printed end_log_pos is the payload event's own.
+    """
+    data = bytearray(raw.data)
+    checksum = None
+    if has_crc:
+        L.UINT32.pack_into(data, L.EVENT_LEN_OFFSET, len(data) + L.BINLOG_CHECKSUM_LEN)
+        checksum = zlib.crc32(data)
+        data += L.UINT32.pack(checksum)
+    header = list(L.COMMON_HEADER.unpack_from(data))
+    header[4] = log_pos
+    return RawEvent(log_pos, tuple(header), bytes(data), raw.end, checksum)
+
+
+def print_transaction_payload(p, ev, body):
+    """Transaction_payload_log_event::print of mysqlbinlog.cc."""
+    from binlogkit.printer.mysql.driver import ErrorStop, ReadError, decode_body
+    head = p.state.head
+    fmt = p.glob_format
+    if not p.options.short_form:
+        print_header(p, ev, head)
+        head.append(b"\tTransaction_Payload\t%s\n# Start of compressed events.\n" % payload_to_string(body))
+    has_crc = fmt.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
+    for raw in body.events:
+        inner = inner_event(raw, ev.log_pos, has_crc)
+        try:
+            if inner.type_code == L.FORMAT_DESCRIPTION_EVENT or inner.type_code > fmt.number_of_event_types:
+                raise ReadError("Found invalid event in binary log")
+            inner_body = decode_body(inner, fmt)
+        except ReadError as exc:
+            raise ErrorStop(f"Error decoding Payload_log_event: {exc.text}.", ev.pos, ev.type_code) from None
+        try:
+            p.process_event(inner, inner_body, ev.log_pos, True)
+        except ErrorStop as exc:    # the payload printer ignores process_event's status
+            p.error(exc.message)
+    if not p.options.short_form:
+        head.append(b"# End of compressed events.\n")
