@@ -10,7 +10,7 @@ import click
 BOOL_OPTIONS = {
     "short-form", "hexdump", "force-if-open", "force-read", "verify-binlog-checksum",
     "print-row-count", "print-row-event-positions", "skip-annotate-row-events",
-    "disable-log-bin", "print-table-metadata",
+    "disable-log-bin", "print-table-metadata", "skip-gtids",
 }
 FALSE_WORDS = {"0", "off", "false", "no"}
 TRUE_WORDS = {"1", "on", "true", "yes"}
@@ -82,6 +82,11 @@ def _bool(name, short=None, default=False, help=""):
 @_bool("print-table-metadata", help="Print metadata stored in Table_map events.")
 @click.option("--set-charset", default=None, help="Add 'SET NAMES character_set' to the output.")
 @click.option("--timezone", default=None, help="Zone for event times (default: $TZ, then /etc/localtime).")
+@click.option("--flavor", type=click.Choice(["auto", "mysql", "mariadb"], case_sensitive=False),
+              default="auto", help="Print like mysqlbinlog 8.0 or mariadb-binlog (default: from the log).")
+@click.option("--include-gtids", default=None, help="MySQL: print only transactions of this GTID set.")
+@click.option("--exclude-gtids", default=None, help="MySQL: leave out transactions of this GTID set.")
+@_bool("skip-gtids", help="MySQL: print no GTID statements (and no Previous-GTIDs).")
 @click.option("--traceback", is_flag=True, hidden=True)
 def print_cmd(files, **kw):
     """Print binary logs exactly as mariadb-binlog (mysqlbinlog) does.
