@@ -1,0 +1,99 @@
+"""``binlogkit export``: click layer over `binlogkit.analysis.export`.
+
+pandas and pyarrow are imported inside the command, so registering it costs
+`binlogkit print` nothing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from binlogkit.errors import BinlogkitError
+
+__all__ = ["export_cmd"]
+
+SUFFIX_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv",
+                  ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+
+
+def _format(fmt, output):
+    if fmt:
+        return fmt
+    suffix = os.path.splitext(output)[1].lower() if output != "-" else ""
+    return SUFFIX_FORMATS.get(suffix, "jsonl")
+
+
+def _check_output(fmt, output, files):
+    if fmt == "parquet" and output == "-":
+        raise click.UsageError("--format parquet needs --output FILE")
+    if output != "-":
+        out = os.path.realpath(output)
+        if any(os.path.realpath(f) == out for f in files):
+            raise click.UsageError(f"--output {output} is one of the input files")
+
+
+@click.command("export")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.option("--what", type=click.Choice(["events", "transactions", "slowlog"]),
+              default="events", show_default=True,
+              help="Rows to write: binlog events, binlog transactions, or slow-log entries.")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv", "jsonl"]), default=None,
+              help="Output format (default: from the --output suffix, else jsonl).")
+@click.option("-o", "--output", default="-", show_default=True,
+              help="Output file; - is standard output (csv and jsonl only).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Decode files in N parallel processes (output order is kept).")
+@click.option("--query/--no-query", default=False,
+              help="events: add the statement text column.")
+@click.option("--server-tz", default=None, metavar="ZONE",
+              help="slowlog: zone of times without one (IANA name or +HH:MM).")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=50_000, show_default=True,
+              help="Rows decoded and written at a time (bounds memory per process).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: when stderr is a terminal).")
+@click.option("--stats", is_flag=True,
+              help="Print rows written and each worker's peak RSS as JSON on stderr.")
+def export_cmd(files, what, fmt, output, jobs, query, server_tz, chunk_size, progress, stats):
+    """Write binlog events/transactions or slow-log entries of FILES as Parquet, CSV or JSONL.
+
+    Columns and types are those of binlogkit.frames (see the README).  Exit
+    status: 0 success; 1 bad input (rows read before the error are written,
+    then one error line naming the file and byte offset); 2 usage error.
+    """
+    fmt = _format(fmt, output)
+    _check_output(fmt, output, files)
+    from binlogkit.analysis.export import export
+    if what == "slowlog" and server_tz is not None:
+        _check_zone(server_tz)
+    target = sys.stdout.buffer if output == "-" else output
+    try:
+        result = export(files, target, what=what, fmt=fmt, jobs=jobs, query=query,
+                        chunk_size=chunk_size, progress=progress, server_tz=server_tz)
+    except BrokenPipeError:
+        _silence_stdout()
+        sys.exit(0)
+    except BinlogkitError as exc:
+        click.echo(f"binlogkit export: {exc}", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        click.echo(f"binlogkit export: {output}: {exc.strerror}", err=True)
+        sys.exit(1)
+    if stats:
+        click.echo(json.dumps(result.as_dict()), err=True)
+
+
+def _silence_stdout():
+    """The reader went away (| head): keep interpreter shutdown quiet."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _check_zone(server_tz):
+    from binlogkit.slowlog.timeparse import ServerZone
+    try:
+        ServerZone(server_tz)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--server-tz") from None
