@@ -104,3 +104,6 @@ main.add_command(slowlog)
 
 from binlogkit.report.cli import report  # noqa: E402
 main.add_command(report)
+
+from binlogkit.exportcli import export_cmd  # noqa: E402
+main.add_command(export_cmd)
