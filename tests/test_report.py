@@ -262,17 +262,37 @@ def test_slowlog_that_is_not_a_slow_log():
     assert "no slow-log entries" in line and "mariadb-bin.000001" in line
 
 
-def test_slowlog_from_another_day():
-    other = ROOT / "fixtures" / "slowlog" / "mariadb-default.log"
-    line = _one_error_line(*run("--binlog", *BINLOGS, "--slowlog", str(other),
-                                "--server-tz", "UTC"))
-    assert "do not overlap" in line and "the binlogs cover" in line
+def _shifted_slowlog(dest, days):
+    """The lab's slow log as if written ``days`` earlier (test input made here)."""
+    import calendar
+    import time
+
+    def day(m):
+        t = calendar.timegm(time.strptime(m.group(1), "%y%m%d")) - days * 86400
+        return "# Time: " + time.strftime("%y%m%d", time.gmtime(t))
+
+    text = gzip.open(SLOW, "rt").read()
+    text = re.sub(r"# Time: (\d{6})", day, text)
+    text = re.sub(r"SET timestamp=(\d+)", lambda m: f"SET timestamp={int(m.group(1)) - days * 86400}",
+                  text)
+    dest.write_text(text)
+    return str(dest)
+
+
+def test_slowlog_from_another_day(tmp_path):
+    other = _shifted_slowlog(tmp_path / "slow.log", 1)
+    line = _one_error_line(*run("--binlog", *BINLOGS, "--slowlog", other, "--server-tz", "UTC"))
+    assert "do not overlap in time: are they from the same server and day?" in line
+    assert "--server-tz" not in line
+    day_before = TRUTH["delays"][0]["start"][:10]
+    assert f"the binlogs ({day_before}" in line
 
 
 def test_wrong_zone_is_suggested():
     line = _one_error_line(*run("--binlog", *BINLOGS, "--slowlog", SLOW,
                                 "--server-tz", "Asia/Tokyo"))
-    assert "do not overlap" in line and "--server-tz" in line
+    assert "do not overlap" in line
+    assert "Shifted by +9 h they would overlap" in line and "Asia/Tokyo" in line
 
 
 def _first_file_before_its_rotate(dest):

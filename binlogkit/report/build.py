@@ -147,13 +147,17 @@ def _check_overlap(covered, statements, server_tz, notes):
     s0, s1 = statements["start"].min(), statements["end"].max()
     slack = pd.Timedelta(seconds=OVERLAP_SLACK_S)
     if s1 < b0 - slack or s0 > b1 + slack:
-        raise BinlogkitError(
-            f"the binlogs cover {_hm(b0)} to {_hm(b1)} but the slow log covers {_hm(s0)} to "
-            f"{_hm(s1)}: they do not overlap (files from different days or servers"
-            + (", or the slow log's zone-less times are not in "
-               f"{server_tz or 'this machine' + chr(39) + 's zone'}: set --server-tz"
-               if abs((s0 - b0).total_seconds()) < 27 * 3600 else "") + ")")
-    if s0 < b0 - pd.Timedelta(seconds=2) or s1 > b1 + pd.Timedelta(seconds=2):
+        msg = (f"the slow log ({_hm(s0)} to {_hm(s1)}) and the binlogs ({_hm(b0)} to "
+               f"{_hm(b1)}) do not overlap in time: are they from the same server and day?")
+        hours = round((b0 - s0).total_seconds() / 3600)
+        shift = pd.Timedelta(hours=hours)
+        if hours and abs(hours) <= 14 and s0 + shift <= b1 + slack and s1 + shift >= b0 - slack:
+            zone = server_tz or "this machine's zone"
+            msg += (f"  Shifted by {hours:+d} h they would overlap: the slow log's zone-less "
+                    f"times may not be in {zone}; set --server-tz to the server's zone.")
+        raise BinlogkitError(msg)
+    edge = pd.Timedelta(seconds=2)
+    if s0 < b0 - edge or s1 > b1 + edge:
         notes.append(f"The binlogs cover {_hm(b0)} to {_hm(b1)}, the slow log {_hm(s0)} to "
                      f"{_hm(s1)}; stalls outside the binlogs' time cannot be matched to "
                      "rotations.")
