@@ -43,9 +43,12 @@ class BinlogkitAccessor:
         from binlogkit.analysis import plot
         if self._kind != "slowlog":
             raise ValueError("timeline() plots statement latency: call it on a slowlog frame")
+        df = self._df
+        if "time_res_s" not in df:      # read_slowlog frames: times as logged
+            df = df.assign(time_res_s=0.0)
         if ax is not None:
-            return plot.plot_timeline(ax, self._df, rotations, stalls, threshold)
-        return plot.timeline_figure(self._df, rotations, stalls, threshold, title)
+            return plot.plot_timeline(ax, df, rotations, stalls, threshold)
+        return plot.timeline_figure(df, rotations, stalls, threshold, title)
 
     def commit_rate(self, freq="1s"):
         return rates.commit_rate(self._df, freq)

@@ -6,6 +6,7 @@ the ``plot_*`` functions.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["frame_kind", "commit_times", "commit_rate", "binlog_growth",
@@ -101,9 +102,13 @@ def _axes(ax, title):
     return ax
 
 
-def _step(ax, s):
+def _step(ax, s, freq):
+    """Each interval drawn as a flat step from its start to its end."""
     if len(s):
-        ax.step(s.index, s.to_numpy(), where="post", linewidth=1.2)
+        end = s.index[-1] + pd.tseries.frequencies.to_offset(freq)
+        edges = s.index.append(pd.DatetimeIndex([end]))
+        values = np.append(s.to_numpy(), s.to_numpy()[-1])
+        ax.step(edges.tz_convert("UTC").tz_localize(None), values, where="post", linewidth=1.2)
     ax.set_ylim(bottom=0)
     return ax
 
@@ -112,7 +117,7 @@ def plot_commit_rate(df, freq="1s", ax=None):
     """Step plot of commit_rate(df, freq); returns the matplotlib Axes."""
     ax = _axes(ax, f"commits per {freq}")
     ax.set_ylabel("commits")
-    return _step(ax, commit_rate(df, freq))
+    return _step(ax, commit_rate(df, freq), freq)
 
 
 def plot_binlog_growth(df, freq="1min", ax=None, cumulative=False):
@@ -120,4 +125,4 @@ def plot_binlog_growth(df, freq="1min", ax=None, cumulative=False):
     title = "binlog size written" if cumulative else f"binlog growth per {freq}"
     ax = _axes(ax, title)
     ax.set_ylabel("MiB")
-    return _step(ax, binlog_growth(df, freq, cumulative) / (1 << 20))
+    return _step(ax, binlog_growth(df, freq, cumulative) / (1 << 20), freq)
