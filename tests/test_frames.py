@@ -265,3 +265,67 @@ def test_print_never_imports_pandas(tmp_path):
     out = subprocess.run([sys.executable, "-c", code, CRC32[0]], capture_output=True)
     assert out.stdout.startswith(b"/*!50530")
     assert out.stderr.endswith(b"NOPANDAS")
+
+
+# -- the df.binlogkit accessor -------------------------------------------------------------------
+
+LAB = sorted(str(p) for p in (ROOT / "fixtures" / "lab").glob("mariadb-bin.*"))
+
+
+@pytest.fixture(scope="module")
+def lab_frames():
+    if not LAB:
+        pytest.skip("fixtures/lab is absent")
+    return events_frame(LAB), transactions_frame(LAB)
+
+
+def test_commit_rate_counts_every_commit(lab_frames):
+    ev, tx = lab_frames
+    rate = tx.binlogkit.commit_rate("1s")
+    assert rate.sum() == (tx["kind"] != "rollback").sum() > 0
+    assert str(rate.index.tz) == "UTC"
+    assert (rate.index[1:] - rate.index[:-1] == pd.Timedelta("1s")).all()
+    assert ev.binlogkit.commit_rate("1s").sum() == ev["gtid"].nunique()
+    assert (rate == 0).any()      # the lab's injected 2 s rotation stalls stop commits
+
+
+def test_binlog_growth_adds_up_to_the_bytes(lab_frames):
+    ev, tx = lab_frames
+    assert tx.binlogkit.binlog_growth("5s").sum() == tx["bytes"].sum()
+    assert ev.binlogkit.binlog_growth("1min").sum() == ev["bytes"].sum()
+    total = ev.binlogkit.binlog_growth("1s", cumulative=True)
+    assert total.is_monotonic_increasing and total.iloc[-1] == ev["bytes"].sum()
+
+
+def test_plots_return_axes_with_the_series(lab_frames):
+    import matplotlib
+    matplotlib.use("Agg")
+    _, tx = lab_frames
+    ax = tx.binlogkit.plot_commit_rate("1s")
+    (line,) = ax.get_lines()
+    assert line.get_ydata()[:-1].tolist() == tx.binlogkit.commit_rate("1s").tolist()
+    ax = tx.binlogkit.plot_binlog_growth("5s")
+    assert ax.get_ylabel() == "MiB"
+
+
+def test_timeline_on_a_slowlog_frame(lab_frames):
+    slow = slowlog_frame(ROOT / "fixtures" / "lab" / "slow.log.gz", server_tz="UTC")
+    fig = slow.binlogkit.timeline(rotations=rotations_frame(LAB), threshold=0.5)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log"
+    assert sum(len(c.get_offsets()) for c in ax.collections) == len(slow)
+    with pytest.raises(ValueError):
+        lab_frames[1].binlogkit.timeline()
+
+
+def test_accessor_refuses_other_frames():
+    with pytest.raises(AttributeError):
+        pd.DataFrame({"a": [1]}).binlogkit
+
+
+def test_resampling_decades_per_second_is_refused(transactions):
+    """crc32/000003 holds events dated 1970 and 2038: 2e9 one-second bins."""
+    with pytest.raises(ValueError, match="intervals of 1s"):
+        transactions.binlogkit.commit_rate("1s")
+    assert transactions.binlogkit.commit_rate("3650D").sum() == len(transactions) - (
+        transactions["kind"] == "rollback").sum()
