@@ -5,14 +5,17 @@ memory does not grow with the file.  It knows only the common header and the
 format description event (which decides whether events end in a CRC32); the
 bodies are decoded by `binlogkit.binlog.events`.
 """
+import re
 import sys
 import zlib
 
+from binlogkit._accel import speedups
 from binlogkit.binlog.layout import (
     BIN_LOG_HEADER_SIZE, BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_OFF,
     BINLOG_CHECKSUM_ALG_UNDEF, BINLOG_CHECKSUM_LEN, BINLOG_MAGIC, COMMON_HEADER,
     ENCRYPTED_BINLOG_MAGIC, FORMAT_DESCRIPTION_EVENT, FORMAT_DESCRIPTION_HEADER,
-    LOG_EVENT_BINLOG_IN_USE_F, LOG_EVENT_HEADER_LEN, START_EVENT_V3, UINT32,
+    LOG_EVENT_BINLOG_IN_USE_F, LOG_EVENT_HEADER_LEN, PRE_GA_EVENT_TYPE_PERMUTATION,
+    START_EVENT_V3, UINT32,
 )
 from binlogkit.errors import (
     BadMagicError, BinlogError, ChecksumMismatchError, TruncatedEventError,
@@ -24,7 +27,10 @@ _unpack_u32 = UINT32.unpack_from
 
 
 class RawEvent:
-    """One event as it sits in the file: header fields plus its bytes."""
+    """One event as it sits in the file: header fields plus its bytes.
+
+    (With the C accelerator, `RawEvent` is its equivalent C type.)
+    """
 
     __slots__ = ("pos", "when", "type_code", "server_id", "event_size",
                  "log_pos", "flags", "data", "end", "checksum")
@@ -48,15 +54,21 @@ class RawEvent:
                 f"log_pos={self.log_pos})")
 
 
+PyRawEvent = RawEvent
+if speedups is not None:
+    RawEvent = speedups.RawEvent  # noqa: F811  same fields and constructor, in C
+
+
 class FormatDescription:
     """What a format description event says about the events after it."""
 
     __slots__ = ("binlog_version", "server_version", "created", "header_len",
-                 "post_header_len", "checksum_alg", "flags", "version_split")
+                 "post_header_len", "checksum_alg", "flags", "version_split",
+                 "event_type_permutation")
 
     def __init__(self, binlog_version=4, server_version=b"", created=0,
                  header_len=LOG_EVENT_HEADER_LEN, post_header_len=b"",
-                 checksum_alg=BINLOG_CHECKSUM_ALG_OFF, flags=0):
+                 checksum_alg=BINLOG_CHECKSUM_ALG_OFF, flags=0, event_type_permutation=None):
         self.binlog_version = binlog_version
         self.server_version = server_version
         self.created = created
@@ -65,6 +77,8 @@ class FormatDescription:
         self.checksum_alg = checksum_alg
         self.flags = flags
         self.version_split = version_split(server_version)
+        # pre-GA 5.1 trees numbered events differently: their id -> today's id
+        self.event_type_permutation = event_type_permutation
 
     @property
     def is_mariadb(self):
@@ -107,8 +121,19 @@ def parse_format_description(data):
         checksum_alg = rest[-1]
         rest = rest[:-1]
     flags = COMMON_HEADER.unpack_from(data)[5]
+    permutation = None
+    if _PRE_GA_VERSION.match(server_version) and len(rest) == 22:
+        permutation = PRE_GA_EVENT_TYPE_PERMUTATION
+        permuted = bytearray(22)
+        for old_id in range(1, 23):
+            permuted[permutation[old_id] - 1] = rest[old_id - 1]
+        rest = bytes(permuted)
     return FormatDescription(binlog_version, server_version, created, header_len,
-                             rest, checksum_alg, flags)
+                             rest, checksum_alg, flags, permutation)
+
+
+# Format_description_event (5.1-5.7): the mysql-5.1-wl1012/wl2325 trees
+_PRE_GA_VERSION = re.compile(rb"5\.1\.[1-5]-a_drop5|5\.2\.[0-2]-a_drop6")
 
 
 def _has_checksum_field(server_version, split):
@@ -245,6 +270,10 @@ class BinlogReader:
 
     def _frame(self, pos, header, raw):
         type_code = header[1]
+        permutation = self.fde.event_type_permutation
+        if permutation is not None and type_code < len(permutation):
+            type_code = permutation[type_code]
+            header = (header[0], type_code) + tuple(header[2:])
         if type_code == FORMAT_DESCRIPTION_EVENT:
             length, has_crc = fde_raw_length(raw, len(raw))
         else:
@@ -271,13 +300,46 @@ class BinlogReader:
     def events(self, start=None):
         """Yield RawEvents from `start` (default: just after the magic)."""
         pos = BIN_LOG_HEADER_SIZE if start is None else start
+        frame = self._next_buffered if speedups is None or self.verify_checksum else None
+        has_crc = self.fde.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32
         while True:
-            event = self.read_event_at(pos)
+            if self.fde.event_type_permutation is not None:
+                event = None    # pre-GA ids: _frame renumbers them
+            elif frame is not None:
+                event = frame(pos)
+            else:
+                event = speedups.frame(self._buf, pos - self._buf_pos, pos, has_crc)
             if event is None:
-                return
+                event = self.read_event_at(pos)
+                if event is None:
+                    return
+                has_crc = self.fde.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32
             yield event
             pos += event.event_size
-            self._discard_before(pos)
+            if pos - self._buf_pos > CHUNK_SIZE:
+                self._discard_before(pos)
+
+    def _next_buffered(self, pos):
+        """read_event_at's common case (speedups.frame in C): a whole non-FDE
+        event already in the buffer.  None means: take the slow path."""
+        if self.verify_checksum:
+            return None
+        buf = self._buf
+        rel = pos - self._buf_pos
+        if rel + LOG_EVENT_HEADER_LEN > len(buf):
+            return None
+        header = _unpack_header(buf, rel)
+        size = header[3]
+        if header[1] == FORMAT_DESCRIPTION_EVENT or rel + size > len(buf):
+            return None
+        if self.fde.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32:
+            if size < LOG_EVENT_HEADER_LEN + BINLOG_CHECKSUM_LEN:
+                return None
+            return RawEvent(pos, header, buf[rel:rel + size], size - BINLOG_CHECKSUM_LEN,
+                            _unpack_u32(buf, rel + size - BINLOG_CHECKSUM_LEN)[0])
+        if size < LOG_EVENT_HEADER_LEN:
+            return None
+        return RawEvent(pos, header, buf[rel:rel + size], size, None)
 
     def probe_format(self):
         """Read the FDE (and skip a leading Rotate) before a --start-position.

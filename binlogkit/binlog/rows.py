@@ -5,8 +5,9 @@ The walker computes where each row image starts and ends (as the server's
 event into images; turning the column bytes into values is `rowvalues`' job.
 """
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_bin_size
 from binlogkit.binlog.events import net_field_length, register, uncompress_binlog
@@ -90,6 +91,8 @@ class TableMapBody:
     column_meta: list
     null_bits: bytes
     optional_metadata: bytes
+    # compiled row-walking plans, keyed by columns bitmap (see image_plan)
+    plans: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def column_count(self):
@@ -105,12 +108,29 @@ def _table_id(data, pos, post_len):
     return int.from_bytes(data[pos:pos + 6], "little"), pos + 6
 
 
+# Decoded table maps by (header length, post-header length, body bytes): a
+# binlog repeats the same few table maps before every rows statement.
+_TABLE_MAP_CACHE = {}
+_TABLE_MAP_CACHE_MAX = 1024
+
+
 @register(L.TABLE_MAP_EVENT)
 def decode_table_map(data, raw, fde):
     post_len = fde.post_header(L.TABLE_MAP_EVENT, 8)
-    table_id, pos = _table_id(data, fde.header_len, post_len)
+    key = (fde.header_len, post_len, bytes(data[fde.header_len:]))
+    body = _TABLE_MAP_CACHE.get(key)
+    if body is None:
+        body = _decode_table_map(data, fde.header_len, post_len)
+        if len(_TABLE_MAP_CACHE) >= _TABLE_MAP_CACHE_MAX:
+            _TABLE_MAP_CACHE.clear()
+        _TABLE_MAP_CACHE[key] = body
+    return body
+
+
+def _decode_table_map(data, header_len, post_len):
+    table_id, pos = _table_id(data, header_len, post_len)
     flags = L.UINT16.unpack_from(data, pos)[0]
-    pos = fde.header_len + post_len
+    pos = header_len + post_len
     db_len = data[pos]
     db = bytes(data[pos + 1:pos + 1 + db_len])
     pos += db_len + 2
@@ -202,6 +222,13 @@ def uncompressed_event(raw, body, fde):
     return data
 
 
+def _length2(data, pos):
+    """A value behind a 2-byte length; None when the length itself is cut off."""
+    if pos + 2 > len(data):
+        return None
+    return 2 + (data[pos] | (data[pos + 1] << 8))
+
+
 def field_size(col_type, meta, data, pos):
     """Bytes used by one non-NULL value at data[pos] (table_def::calc_field_size)."""
     size = _FIXED_SIZE.get(col_type)
@@ -211,7 +238,7 @@ def field_size(col_type, meta, data, pos):
         return decimal_bin_size(meta >> 8, meta & 0xFF)
     if col_type in (MYSQL_TYPE_VARCHAR, MYSQL_TYPE_VARCHAR_COMPRESSED, MYSQL_TYPE_VAR_STRING):
         if meta > 255:
-            return 2 + L.UINT16.unpack_from(data, pos)[0]
+            return _length2(data, pos)
         return 1 + data[pos]
     if col_type == MYSQL_TYPE_STRING:
         real_type = meta >> 8
@@ -219,7 +246,7 @@ def field_size(col_type, meta, data, pos):
             return meta & 0xFF
         max_len = (((meta >> 4) & 0x300) ^ 0x300) + (meta & 0xFF)
         if max_len > 255:
-            return 2 + L.UINT16.unpack_from(data, pos)[0]
+            return _length2(data, pos)
         return 1 + data[pos]
     if col_type in (MYSQL_TYPE_ENUM, MYSQL_TYPE_SET):
         return meta & 0xFF
@@ -271,14 +298,164 @@ def image_length(table_map, cols, data, pos, end, client_rules=False):
                 col_type == MYSQL_TYPE_BLOB and not 1 <= metas[col] <= 4)):
             return 0
         size = field_size(col_type, metas[col], data, pos)
-        if not size or pos + size > end:
+        if not size or size < 0 or pos + size > end:
             return 0
         pos += size
     return pos - start
 
 
+# -- compiled row walking ------------------------------------------------------------
+#
+# count_rows() runs for every rows event printed by default (the "# Number of
+# rows:" line), so image_length()'s per-column type dispatch is compiled once
+# per (table map, columns bitmap) into a plan: one step per present column.
+# A plan is bytes, 3 per step (kind, then a 16-bit little-endian argument), so
+# the optional C accelerator walks exactly the same plan.
+
+STEP_STOP = 0     # calc_field_event_length() cannot size it: the walk ends
+STEP_FIXED = 1    # arg bytes
+STEP_LEN1 = 2     # 1-byte length prefix, then that many bytes
+STEP_LEN2 = 3     # 2-byte length prefix, then that many bytes
+STEP_PACKED = 4   # arg-byte length prefix (BLOB packlen 1..4), then that many bytes
+
+
+def column_step(col_type, meta):
+    """(kind, arg): how mariadb-binlog sizes one non-NULL value of this column."""
+    if col_type in NO_EVENT_LENGTH:
+        return STEP_STOP, 0
+    if col_type == MYSQL_TYPE_BLOB:
+        return (STEP_PACKED, meta) if 1 <= meta <= 4 else (STEP_STOP, 0)
+    if col_type in (MYSQL_TYPE_VARCHAR, MYSQL_TYPE_VAR_STRING):
+        return (STEP_LEN2, 0) if meta > 255 else (STEP_LEN1, 0)
+    if col_type == MYSQL_TYPE_STRING and (meta >> 8) not in (MYSQL_TYPE_SET, MYSQL_TYPE_ENUM):
+        max_len = (((meta >> 4) & 0x300) ^ 0x300) + (meta & 0xFF)
+        return (STEP_LEN2, 0) if max_len > 255 else (STEP_LEN1, 0)
+    # every other type has a size that depends on the metadata alone
+    size = field_size(col_type, meta, b"", 0)
+    if not size or size < 0 or size > 0xFFFF:
+        return STEP_STOP, 0
+    return STEP_FIXED, size
+
+
+class ImagePlan:
+    """How to walk one row image: null-bitmap size and a step per present column."""
+    __slots__ = ("null_bytes", "steps", "fixed", "lengths")
+
+    def __init__(self, steps):
+        self.steps = steps
+        self.null_bytes = (len(steps) // 3 + 7) // 8
+        # fixed-width images: the length follows from the null bitmap alone
+        self.fixed = all(steps[i] in (STEP_FIXED, STEP_STOP) for i in range(0, len(steps), 3))
+        self.lengths = {}
+
+
+def image_plan(table_map, cols):
+    """The (cached) ImagePlan of `table_map` for a columns-present bitmap."""
+    plan = table_map.plans.get(cols)
+    if plan is None:
+        types, metas = table_map.column_types, table_map.column_meta
+        steps = bytearray()
+        for i in range(min(len(types), len(cols) * 8)):
+            if (cols[i // 8] >> (i % 8)) & 1:
+                kind, arg = column_step(types[i], metas[i])
+                steps += bytes((kind, arg & 0xFF, arg >> 8))
+        plan = table_map.plans[cols] = ImagePlan(bytes(steps))
+    return plan
+
+
+def _fixed_length(plan, null_bits):
+    """Length of a fixed-width image with this null bitmap (0: cannot be walked)."""
+    steps = plan.steps
+    length = plan.null_bytes
+    for n in range(len(steps) // 3):
+        if (null_bits[n // 8] >> (n % 8)) & 1:
+            continue
+        if steps[3 * n] == STEP_STOP:
+            return 0
+        length += steps[3 * n + 1] | (steps[3 * n + 2] << 8)
+    return length
+
+
+def walk_image(plan, data, pos, end):
+    """image_length(..., client_rules=True) over a compiled plan."""
+    nb = plan.null_bytes
+    if pos + nb > end:
+        return 0
+    null_bits = data[pos:pos + nb]
+    if plan.fixed:
+        length = plan.lengths.get(null_bits)
+        if length is None:
+            if len(plan.lengths) >= 4096:
+                plan.lengths.clear()
+            length = plan.lengths[null_bits] = _fixed_length(plan, null_bits)
+        return length if pos + length <= end else 0
+    start = pos
+    pos += nb
+    steps = plan.steps
+    for n in range(len(steps) // 3):
+        if (null_bits[n >> 3] >> (n & 7)) & 1:
+            continue
+        if pos >= end:
+            return 0
+        kind = steps[3 * n]
+        if kind == STEP_FIXED:
+            size = steps[3 * n + 1] | (steps[3 * n + 2] << 8)
+        elif kind == STEP_LEN1:
+            size = 1 + data[pos]
+        elif kind == STEP_LEN2:
+            if pos + 2 > end:
+                return 0
+            size = 2 + (data[pos] | (data[pos + 1] << 8))
+        elif kind == STEP_PACKED:
+            width = steps[3 * n + 1]
+            if pos + width > end:
+                return 0
+            size = width + int.from_bytes(data[pos:pos + width], "little")
+        else:
+            return 0
+        if pos + size > end:
+            return 0
+        pos += size
+    return pos - start
+
+
+def count_rows_py(plan, plan_ai, data):
+    """Rows in `data` (plan_ai: the after-image plan of an update, else None)."""
+    end = len(data)
+    count = 0
+    pos = 0
+    while pos < end:
+        count += 1
+        length = walk_image(plan, data, pos, end)
+        if not length:
+            break
+        pos += length
+        if plan_ai is not None:
+            length = walk_image(plan_ai, data, pos, end)
+            if not length:
+                break
+            pos += length
+    return count
+
+
 def count_rows(table_map, rows_body):
     """Number of rows in a rows event, counted the way mariadb-binlog does."""
+    data = rows_body.rows
+    if rows_body.kind == "write" and not data:
+        return 1
+    plan = image_plan(table_map, rows_body.cols)
+    if rows_body.kind != "update":
+        if speedups is not None:
+            return speedups.count_rows(plan.steps, None, data)
+        return count_rows_py(plan, None, data)
+    plan_ai = image_plan(table_map, rows_body.cols_ai)
+    if speedups is not None:
+        return speedups.count_rows(plan.steps, plan_ai.steps, data)
+    return count_rows_py(plan, plan_ai, data)
+
+
+def count_rows_reference(table_map, rows_body):
+    """count_rows() by image_length(), column by column: the plans' reference."""
     data = rows_body.rows
     end = len(data)
     if rows_body.kind == "write" and end == 0:

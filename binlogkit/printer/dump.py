@@ -7,7 +7,6 @@ and the postamble.  Errors raise `BinlogError` after the partial output has
 been written, so the CLI can print one line and exit 1 like the real tool.
 """
 import os
-import tempfile
 
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
@@ -15,7 +14,6 @@ from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
 from binlogkit.errors import BinlogError, TruncatedEventError
 from binlogkit.printer import events as P
-from binlogkit.printer.rows_verbose import print_verbose
 from binlogkit.printer.state import (
     BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, PrintState,
 )
@@ -63,7 +61,19 @@ class Printer:
         self.annotate = None
         self.hexdump_from = 0
         self.load_files = {}
-        self.load_dir = options.local_load or tempfile.gettempdir()
+        self._load_dir = options.local_load
+        # offset / start-datetime: pass nothing until the first event that qualifies
+        self._skipping = bool(options.offset or options.start_datetime)
+        self._print_at = not options.short_form and options.print_row_event_positions
+        self.encoded = P.do_print_encoded(self)
+        self._table_map_texts = {}
+
+    @property
+    def load_dir(self):
+        if self._load_dir is None:
+            import tempfile
+            self._load_dir = tempfile.gettempdir()
+        return self._load_dir
 
     # -- output ------------------------------------------------------------
     def write(self, data):
@@ -84,6 +94,15 @@ class Printer:
             text = self._times[when] = self.zone.format_header(when).encode()
         return text
 
+    def table_map_text(self, body):
+        """P.table_map_text, memoized: table maps repeat (and are cached by rows.py)."""
+        entry = self._table_map_texts.get(id(body))
+        if entry is None or entry[0] is not body:
+            if len(self._table_map_texts) > 1024:
+                self._table_map_texts.clear()
+            entry = self._table_map_texts[id(body)] = (body, P.table_map_text(body))
+        return entry[1]
+
     def flush_head(self):
         st = self.state
         if st.head:
@@ -93,20 +112,26 @@ class Printer:
     def flush_statement(self, encoded):
         """End of a rows statement: head, the BINLOG body, tail, row count."""
         st = self.state
-        self.flush_head()
+        parts = st.head
         if encoded and st.body:
-            self.write(b"\nBINLOG '\n" + b"".join(st.body) + b"'" + st.delimiter + b"\n")
+            parts.append(b"\nBINLOG '\n")
+            parts += st.body
+            parts.append(b"'" + st.delimiter + b"\n")
         st.body.clear()
         if st.tail:
-            self.write(b"".join(st.tail))
+            parts += st.tail
             st.tail.clear()
         if self.options.print_row_count:
-            self.write(b"# Number of rows: %d\n" % st.row_events)
+            parts.append(b"# Number of rows: %d\n" % st.row_events)
             st.row_events = 0
+        if parts:
+            self.write(b"".join(parts))
+            parts.clear()
 
     def account_rows(self, raw, body):
         table_map = self.state.table_maps.get(body.table_id)
         if self.options.verbose:
+            from binlogkit.printer.rows_verbose import print_verbose
             result = print_verbose(table_map, body, self.options.verbose)
             self.state.tail.append(result.text)
             self.state.row_events += result.rows
@@ -167,11 +192,12 @@ class Printer:
                 self._adopt_format(reader)
                 if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
                     self.process_event(reader, fde, stop_position)
+        process = self.process_event
         try:
             for raw in reader.events(max(start_position, L.BIN_LOG_HEADER_SIZE)):
                 if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
                     self._adopt_format(reader)
-                self.process_event(reader, raw, stop_position)
+                process(reader, raw, stop_position)
         except TruncatedEventError:
             if not reader.in_use:   # a log still being written may end mid-event: EOF
                 raise
@@ -183,32 +209,31 @@ class Printer:
 
     # -- process_event --------------------------------------------------------
     def process_event(self, reader, raw, stop_position):
-        try:
-            self._process(reader, raw, stop_position)
-        finally:
-            self.rec_count += 1
+        """process_event(): the filters, '# at', then the event's printer.
 
-    def _process(self, reader, raw, stop_position):
+        rec_count counts every event offered, printed or not."""
         opts = self.options
         type_code = raw.type_code
-        is_fde = type_code == L.FORMAT_DESCRIPTION_EVENT
-        if not is_fde and not (self.rec_count >= self.offset and raw.when >= self.start_datetime):
-            return
-        if not is_fde:
-            self.start_datetime = 0
-            self.offset = 0
-            if type_code != L.ROTATE_EVENT and opts.server_id and opts.server_id != raw.server_id:
+        self.rec_count += 1
+        if type_code != L.FORMAT_DESCRIPTION_EVENT:
+            if self._skipping:
+                if not (self.rec_count > self.offset and raw.when >= self.start_datetime):
+                    return
+                self.start_datetime = 0
+                self.offset = 0
+                self._skipping = False
+            if opts.server_id and type_code != L.ROTATE_EVENT and opts.server_id != raw.server_id:
                 return
         if raw.when >= opts.stop_datetime or raw.pos >= stop_position:
             raise StopDump()
-        if type_code not in KNOWN_TYPES and not opts.force_read:
+        handler = EVENT_HANDLERS.get(type_code)
+        if handler is None and type_code not in KNOWN_TYPES and not opts.force_read:
             raise BinlogError(f"Unknown event type {type_code}", path=reader.display_name,
                               offset=raw.pos, type_code=type_code)
-        if not opts.short_form and opts.print_row_event_positions:
+        if self._print_at:
             self.write(b"# at %d\n" % raw.pos)
         self.hexdump_from = raw.pos
         body = decode_event(raw, reader.fde)
-        handler = EVENT_HANDLERS.get(type_code)
         if handler is not None:
             handler(self, reader, raw, body)
         else:

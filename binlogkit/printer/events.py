@@ -6,6 +6,7 @@ named after it.  Each writes bytes into the printer's caches (`head`, `body`,
 """
 import binascii
 
+from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.charsets import COLLATIONS
 from binlogkit.binlog.decimal import decimal_to_text
@@ -26,14 +27,26 @@ def base64_lines(data):
     encoded = _b2a(data, newline=False)
     if len(encoded) <= 76:
         return encoded + b"\n"
-    return b"\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76)) + b"\n"
+    return b"\n".join([encoded[i:i + 76] for i in range(0, len(encoded), 76)]) + b"\n"
+
+
+def header_text(time_text, server_id, log_pos, checksum):
+    """Log_event::print_header: '#YYMMDD HH:MM:SS server id N  end_log_pos N [CRC32 0xN ]'."""
+    if checksum is None:
+        return b"#%s server id %d  end_log_pos %d " % (time_text, server_id, log_pos)
+    return b"#%s server id %d  end_log_pos %d CRC32 0x%08x " % (time_text, server_id, log_pos, checksum)
+
+
+if speedups is not None:
+    base64_lines = speedups.base64_lines    # noqa: F811  same text, in C
+    header_text = speedups.header           # noqa: F811
 
 
 def print_header(p, raw, cache):
-    """Log_event::print_header: '#YYMMDD HH:MM:SS server id N  end_log_pos N '."""
-    cache.append(b"#%s server id %d  end_log_pos %d " % (p.time_text(raw.when), raw.server_id, raw.log_pos))
-    if raw.checksum is not None:
-        cache.append(b"CRC32 0x%08x " % raw.checksum)
+    """Log_event::print_header, plus the --hexdump block."""
+    when = raw.when
+    cache.append(header_text(p._times.get(when) or p.time_text(when), raw.server_id,
+                             raw.log_pos, raw.checksum))
     if p.options.hexdump:
         cache.append(b"\n")
         cache.append(hexdump(raw.data, p.hexdump_from, p.header_len))
@@ -423,21 +436,31 @@ def print_annotate_rows(p, raw, body):
         head.append(b"\tAnnotate_rows:\n")
     else:
         head.append(b"# Annotate_rows:\n")
-    for line in body.query.replace(b"\r", b"\n").split(b"\n"):
+    query = body.query
+    if b"\n" not in query and b"\r" not in query:
+        if query:
+            head.append(b"#Q> " + query + b"\n")
+        return
+    for line in query.replace(b"\r", b"\n").split(b"\n"):
         if line:
             head.append(b"#Q> " + line + b"\n")
+
+
+def table_map_text(body):
+    """The text after a Table_map event's header."""
+    return b"\tTable_map: %s.%s mapped to number %d%s\n" % (
+        backtick(body.db), backtick(body.table), body.table_id,
+        b" (has triggers)" if body.flags & TM_BIT_HAS_TRIGGERS_F else b"")
 
 
 def print_table_map(p, raw, body):
     st, opts = p.state, p.options
     if not opts.short_form:
         print_header(p, raw, st.head)
-        st.head.append(b"\tTable_map: %s.%s mapped to number %d%s\n" % (
-            backtick(body.db), backtick(body.table), body.table_id,
-            b" (has triggers)" if body.flags & TM_BIT_HAS_TRIGGERS_F else b""))
+        st.head.append(p.table_map_text(body))
     if not opts.short_form or opts.print_row_count:
-        if do_print_encoded(p):
-            write_base64(p, raw, st.body)
+        if p.encoded:
+            st.body.append(base64_lines(raw.data))
         if opts.verbose or opts.print_row_count:
             st.table_maps[body.table_id] = body
         p.flush_head()
@@ -455,15 +478,15 @@ COMPRESSED_ROWS_NAMES = {
 def print_rows(p, raw, body):
     """Rows_log_event::print_helper."""
     st, opts = p.state, p.options
-    encoded = do_print_encoded(p)
+    encoded = p.encoded
     if not opts.short_form:
         names = COMPRESSED_ROWS_NAMES if raw.type_code in L.COMPRESSED_ROWS_EVENT_TYPES else ROWS_EVENT_NAMES
         print_header(p, raw, st.head)
         st.head.append(b"\t%s: table id %d%s\n" % (
-            names[body.kind], body.table_id, b" flags: STMT_END_F" if body.stmt_end else b""))
+            names[body.kind], body.table_id, b" flags: STMT_END_F" if body.flags & L.STMT_END_F else b""))
     if not opts.short_form or opts.print_row_count:
         if encoded:
-            write_base64(p, raw, st.body)
+            st.body.append(base64_lines(raw.data))
         p.account_rows(raw, body)
-    if body.stmt_end:
+    if body.flags & L.STMT_END_F:
         p.flush_statement(encoded)

@@ -1,0 +1,469 @@
+/*
+ * binlogkit._speedups: optional C versions of a few hot inner loops.
+ *
+ * The pure-Python code is the reference (named next to each function) and
+ * the fallback; binlogkit/_accel.py loads this module unless BINLOGKIT_PURE=1.
+ * Everything here works on bytes-like buffers and returns new objects: no
+ * I/O, no state between calls.
+ *
+ *   RawEvent, frame(buf, rel, pos, has_crc) binlog/reader.py RawEvent, _next_buffered
+ *   base64_lines(data)                      printer/events.py base64_lines
+ *   header(time_text, server_id, log_pos, checksum)
+ *                                           printer/events.py print_header
+ *   count_rows(steps, steps_ai, data)       binlog/rows.py count_rows_py
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- RawEvent: one event as it sits in the file (binlog/reader.py) ------------ */
+
+#define LOG_EVENT_HEADER_LEN 19
+#define BINLOG_CHECKSUM_LEN 4
+#define FORMAT_DESCRIPTION_EVENT 15
+
+typedef struct {
+    PyObject_HEAD
+    long long pos;
+    unsigned int when;
+    unsigned char type_code;
+    unsigned int server_id;
+    unsigned int event_size;
+    unsigned int log_pos;
+    unsigned short flags;
+    Py_ssize_t end;          /* length of the event without its CRC */
+    PyObject *data;          /* the whole event as in the file, CRC included */
+    PyObject *checksum;      /* stored CRC32 value, or None */
+} RawEventObject;
+
+static PyTypeObject RawEvent_Type;
+
+static uint32_t
+get_u32(const unsigned char *p)
+{
+    return p[0] | (p[1] << 8) | (p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* RawEvent(pos, header, data, end, checksum); header is the COMMON_HEADER tuple */
+static int
+RawEvent_init(RawEventObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"pos", "header", "data", "end", "checksum", NULL};
+    PyObject *data, *checksum;
+    long long pos;
+    Py_ssize_t end;
+    unsigned int when, server_id, event_size, log_pos;
+    unsigned char type_code;
+    unsigned short flags;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "L(IbIIIH)OnO", kwlist, &pos, &when, &type_code,
+                                     &server_id, &event_size, &log_pos, &flags, &data, &end,
+                                     &checksum))
+        return -1;
+    self->pos = pos;
+    self->when = when;
+    self->type_code = type_code;
+    self->server_id = server_id;
+    self->event_size = event_size;
+    self->log_pos = log_pos;
+    self->flags = flags;
+    self->end = end;
+    Py_INCREF(data);
+    Py_XSETREF(self->data, data);
+    Py_INCREF(checksum);
+    Py_XSETREF(self->checksum, checksum);
+    return 0;
+}
+
+static void
+RawEvent_dealloc(RawEventObject *self)
+{
+    Py_XDECREF(self->data);
+    Py_XDECREF(self->checksum);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* payload: the event without its trailing checksum, memoryview(data)[:end] */
+static PyObject *
+RawEvent_payload(RawEventObject *self, void *closure)
+{
+    PyObject *view = PyMemoryView_FromObject(self->data);
+    if (view == NULL)
+        return NULL;
+    PyObject *result = PySequence_GetSlice(view, 0, self->end);
+    Py_DECREF(view);
+    return result;
+}
+
+static PyObject *
+RawEvent_repr(RawEventObject *self)
+{
+    return PyUnicode_FromFormat("RawEvent(pos=%lld, type_code=%u, server_id=%u, event_size=%u, "
+                                "log_pos=%u)", self->pos, (unsigned)self->type_code,
+                                self->server_id, self->event_size, self->log_pos);
+}
+
+static PyMemberDef RawEvent_members[] = {
+    {"pos", T_LONGLONG, offsetof(RawEventObject, pos), 0, NULL},
+    {"when", T_UINT, offsetof(RawEventObject, when), 0, NULL},
+    {"type_code", T_UBYTE, offsetof(RawEventObject, type_code), 0, NULL},
+    {"server_id", T_UINT, offsetof(RawEventObject, server_id), 0, NULL},
+    {"event_size", T_UINT, offsetof(RawEventObject, event_size), 0, NULL},
+    {"log_pos", T_UINT, offsetof(RawEventObject, log_pos), 0, NULL},
+    {"flags", T_USHORT, offsetof(RawEventObject, flags), 0, NULL},
+    {"end", T_PYSSIZET, offsetof(RawEventObject, end), 0, NULL},
+    {"data", T_OBJECT, offsetof(RawEventObject, data), 0, NULL},
+    {"checksum", T_OBJECT, offsetof(RawEventObject, checksum), 0, NULL},
+    {NULL},
+};
+
+static PyGetSetDef RawEvent_getset[] = {
+    {"payload", (getter)RawEvent_payload, NULL, "The event without its trailing checksum.", NULL},
+    {NULL},
+};
+
+static PyTypeObject RawEvent_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "binlogkit._speedups.RawEvent",
+    .tp_doc = "One event as it sits in the file: header fields plus its bytes.",
+    .tp_basicsize = sizeof(RawEventObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)RawEvent_init,
+    .tp_dealloc = (destructor)RawEvent_dealloc,
+    .tp_repr = (reprfunc)RawEvent_repr,
+    .tp_members = RawEvent_members,
+    .tp_getset = RawEvent_getset,
+};
+
+/* frame(buf, rel, pos, has_crc): the RawEvent at buf[rel:] (file offset pos)
+ * when it is whole, not a format description, and long enough; else None
+ * (the caller's slow path handles reading more, FDEs and errors). */
+static PyObject *
+frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "frame(buf: bytes, rel, pos, has_crc)");
+        return NULL;
+    }
+    Py_ssize_t rel = PyLong_AsSsize_t(args[1]);
+    long long pos = PyLong_AsLongLong(args[2]);
+    int has_crc = PyObject_IsTrue(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_ssize_t avail = PyBytes_GET_SIZE(args[0]) - rel;
+    if (rel < 0 || avail < LOG_EVENT_HEADER_LEN)
+        Py_RETURN_NONE;
+    const unsigned char *h = (const unsigned char *)PyBytes_AS_STRING(args[0]) + rel;
+    uint32_t size = get_u32(h + 9);
+    Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (has_crc ? BINLOG_CHECKSUM_LEN : 0);
+    if (h[4] == FORMAT_DESCRIPTION_EVENT || size > (uint64_t)avail || size < (uint64_t)min_size)
+        Py_RETURN_NONE;
+    RawEventObject *ev = PyObject_New(RawEventObject, &RawEvent_Type);
+    if (ev == NULL)
+        return NULL;
+    ev->data = PyBytes_FromStringAndSize((const char *)h, size);
+    ev->checksum = NULL;
+    if (ev->data == NULL) {
+        Py_DECREF(ev);
+        return NULL;
+    }
+    ev->pos = pos;
+    ev->when = get_u32(h);
+    ev->type_code = h[4];
+    ev->server_id = get_u32(h + 5);
+    ev->event_size = size;
+    ev->log_pos = get_u32(h + 13);
+    ev->flags = h[17] | (h[18] << 8);
+    if (has_crc) {
+        ev->end = size - BINLOG_CHECKSUM_LEN;
+        ev->checksum = PyLong_FromUnsignedLong(get_u32(h + ev->end));
+        if (ev->checksum == NULL) {
+            Py_DECREF(ev);
+            return NULL;
+        }
+    } else {
+        ev->end = size;
+        Py_INCREF(Py_None);
+        ev->checksum = Py_None;
+    }
+    return (PyObject *)ev;
+}
+
+/* ---- base64 in 76-column lines (MariaDB my_base64_encode) ------------------ */
+
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+#define B64_LINE 76            /* characters per output line */
+#define B64_LINE_IN 57         /* input bytes per full line: 76 / 4 * 3 */
+
+/* Encode n bytes (n <= 57) into out; returns the characters written. */
+static Py_ssize_t
+b64_encode_line(const unsigned char *in, Py_ssize_t n, char *out)
+{
+    char *o = out;
+    Py_ssize_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = ((uint32_t)in[i] << 16) | ((uint32_t)in[i + 1] << 8) | in[i + 2];
+        *o++ = b64_alphabet[(v >> 18) & 63];
+        *o++ = b64_alphabet[(v >> 12) & 63];
+        *o++ = b64_alphabet[(v >> 6) & 63];
+        *o++ = b64_alphabet[v & 63];
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        *o++ = b64_alphabet[(v >> 18) & 63];
+        *o++ = b64_alphabet[(v >> 12) & 63];
+        *o++ = '=';
+        *o++ = '=';
+    } else if (n - i == 2) {
+        uint32_t v = ((uint32_t)in[i] << 16) | ((uint32_t)in[i + 1] << 8);
+        *o++ = b64_alphabet[(v >> 18) & 63];
+        *o++ = b64_alphabet[(v >> 12) & 63];
+        *o++ = b64_alphabet[(v >> 6) & 63];
+        *o++ = '=';
+    }
+    return o - out;
+}
+
+/* Size of base64_lines() output for n input bytes. */
+static Py_ssize_t
+b64_lines_size(Py_ssize_t n)
+{
+    Py_ssize_t chars = (n + 2) / 3 * 4;
+    Py_ssize_t lines = chars ? (chars + B64_LINE - 1) / B64_LINE : 1;
+    return chars + lines;
+}
+
+/* Write base64_lines(in) to out (b64_lines_size(n) bytes). */
+static void
+b64_lines_into(const unsigned char *in, Py_ssize_t n, char *out)
+{
+    if (n == 0) {
+        *out = '\n';
+        return;
+    }
+    for (Py_ssize_t i = 0; i < n; i += B64_LINE_IN) {
+        Py_ssize_t chunk = n - i < B64_LINE_IN ? n - i : B64_LINE_IN;
+        out += b64_encode_line(in + i, chunk, out);
+        *out++ = '\n';
+    }
+}
+
+static PyObject *
+base64_lines(PyObject *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *result = PyBytes_FromStringAndSize(NULL, b64_lines_size(view.len));
+    if (result != NULL)
+        b64_lines_into(view.buf, view.len, PyBytes_AS_STRING(result));
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* ---- the event header line (Log_event::print_header) ----------------------- */
+
+static char *
+put_u64(char *out, unsigned long long v)
+{
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *out++ = digits[--n];
+    return out;
+}
+
+static char *
+put_str(char *out, const char *s, Py_ssize_t n)
+{
+    memcpy(out, s, n);
+    return out + n;
+}
+
+#define PUT_LIT(out, lit) put_str(out, lit, sizeof(lit) - 1)
+
+/* header(time_text, server_id, log_pos, checksum):
+ *   b"#%s server id %d  end_log_pos %d " % (time_text, server_id, log_pos)
+ *   + (b"CRC32 0x%08x " % checksum if checksum is not None else b"") */
+static PyObject *
+header(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "header() takes 4 arguments");
+        return NULL;
+    }
+    if (!PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "header(): time_text must be bytes");
+        return NULL;
+    }
+    unsigned long long server_id = PyLong_AsUnsignedLongLong(args[1]);
+    unsigned long long log_pos = PyLong_AsUnsignedLongLong(args[2]);
+    unsigned long long crc = 0;
+    int has_crc = args[3] != Py_None;
+    if (has_crc)
+        crc = PyLong_AsUnsignedLongLong(args[3]) & 0xFFFFFFFFu;
+    if (PyErr_Occurred())
+        return NULL;
+    Py_ssize_t tlen = PyBytes_GET_SIZE(args[0]);
+    char buf[128];
+    char *big = NULL, *o = buf;
+    if (tlen > 64) {
+        big = PyMem_Malloc(tlen + 128);
+        if (big == NULL)
+            return PyErr_NoMemory();
+        o = big;
+    }
+    char *start = o;
+    *o++ = '#';
+    o = put_str(o, PyBytes_AS_STRING(args[0]), tlen);
+    o = PUT_LIT(o, " server id ");
+    o = put_u64(o, server_id);
+    o = PUT_LIT(o, "  end_log_pos ");
+    o = put_u64(o, log_pos);
+    *o++ = ' ';
+    if (has_crc) {
+        o = PUT_LIT(o, "CRC32 0x");          /* a CRC32: always 8 digits */
+        for (int i = 7; i >= 0; i--)
+            *o++ = hex[(crc >> (4 * i)) & 15];
+        *o++ = ' ';
+    }
+    PyObject *result = PyBytes_FromStringAndSize(start, o - start);
+    PyMem_Free(big);
+    return result;
+}
+
+/* ---- row counting over a compiled plan (binlog/rows.py) ---------------------- */
+
+/* Step kinds: keep in sync with rows.py STEP_*. */
+enum { STEP_STOP = 0, STEP_FIXED = 1, STEP_LEN1 = 2, STEP_LEN2 = 3, STEP_PACKED = 4 };
+
+/* walk_image(): length of the image at data[pos], or 0 when it cannot be walked. */
+static Py_ssize_t
+walk_image(const unsigned char *steps, Py_ssize_t nsteps,
+           const unsigned char *data, Py_ssize_t pos, Py_ssize_t end)
+{
+    Py_ssize_t null_bytes = (nsteps + 7) / 8;
+    if (pos + null_bytes > end)
+        return 0;
+    const unsigned char *null_bits = data + pos;
+    Py_ssize_t start = pos;
+    pos += null_bytes;
+    for (Py_ssize_t n = 0; n < nsteps; n++) {
+        if ((null_bits[n >> 3] >> (n & 7)) & 1)
+            continue;
+        if (pos >= end)
+            return 0;
+        const unsigned char *step = steps + 3 * n;
+        Py_ssize_t arg = step[1] | (step[2] << 8), size;
+        switch (step[0]) {
+        case STEP_FIXED:
+            size = arg;
+            break;
+        case STEP_LEN1:
+            size = 1 + data[pos];
+            break;
+        case STEP_LEN2:
+            if (pos + 2 > end)
+                return 0;
+            size = 2 + (data[pos] | (data[pos + 1] << 8));
+            break;
+        case STEP_PACKED:
+            if (arg < 1 || arg > 4 || pos + arg > end)
+                return 0;
+            size = 0;
+            for (Py_ssize_t i = arg - 1; i >= 0; i--)
+                size = (size << 8) | data[pos + i];
+            size += arg;
+            break;
+        default:
+            return 0;
+        }
+        if (size <= 0 || size > end - pos)
+            return 0;
+        pos += size;
+    }
+    return pos - start;
+}
+
+static PyObject *
+count_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "count_rows() takes 3 arguments");
+        return NULL;
+    }
+    int update = args[1] != Py_None;
+    if (!PyBytes_Check(args[0]) || (update && !PyBytes_Check(args[1]))) {
+        PyErr_SetString(PyExc_TypeError, "count_rows(): plans must be bytes");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *steps = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t nsteps = PyBytes_GET_SIZE(args[0]) / 3;
+    const unsigned char *steps_ai = update ? (const unsigned char *)PyBytes_AS_STRING(args[1]) : NULL;
+    Py_ssize_t nsteps_ai = update ? PyBytes_GET_SIZE(args[1]) / 3 : 0;
+    const unsigned char *data = view.buf;
+    Py_ssize_t end = view.len, pos = 0, count = 0, length;
+    while (pos < end) {
+        count++;
+        length = walk_image(steps, nsteps, data, pos, end);
+        if (!length)
+            break;
+        pos += length;
+        if (update) {
+            length = walk_image(steps_ai, nsteps_ai, data, pos, end);
+            if (!length)
+                break;
+            pos += length;
+        }
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(count);
+}
+
+/* ---- module ------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"frame", (PyCFunction)(void (*)(void))frame, METH_FASTCALL,
+     "frame(buf, rel, pos, has_crc) -> RawEvent, or None to take the slow path."},
+    {"base64_lines", base64_lines, METH_O,
+     "base64_lines(data) -> bytes: base64 in 76-column lines, each ending in a newline."},
+    {"header", (PyCFunction)(void (*)(void))header, METH_FASTCALL,
+     "header(time_text, server_id, log_pos, checksum) -> the print_header() text."},
+    {"count_rows", (PyCFunction)(void (*)(void))count_rows, METH_FASTCALL,
+     "count_rows(steps, steps_ai, data) -> rows in a rows event, walked by plan."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "binlogkit._speedups",
+    "Optional C versions of binlogkit's hot inner loops.", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    if (PyType_Ready(&RawEvent_Type) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&RawEvent_Type);
+    if (PyModule_AddObject(m, "RawEvent", (PyObject *)&RawEvent_Type) < 0) {
+        Py_DECREF(&RawEvent_Type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
