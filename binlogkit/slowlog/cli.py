@@ -74,16 +74,19 @@ def slowlog():
               help="Number of classes to report (0 = all).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text",
               show_default=True)
-def digest(files, server_tz, since, until, group_by, limit, fmt):
+@click.option("--jobs", type=click.IntRange(1, 2), default=2, show_default=True,
+              help="Processes for one big uncompressed file (the result is the same).")
+def digest(files, server_tz, since, until, group_by, limit, fmt, jobs):
     """A pt-query-digest-like report of the query classes in FILES (.gz/.bz2/.xz, - = stdin)."""
     from binlogkit.slowlog import report
+    from binlogkit.slowlog.parallel import digest_files
     zone = _zone(server_tz)
     since_us = parse_bound(since, zone) if since else None
     until_us = parse_bound(until, zone) if until else None
     stats = ParseStats()
     dg = Digest(group_by=group_by, since_us=since_us, until_us=until_us)
     try:
-        dg.add_all(parse_slowlog(list(files), zone=zone, stats=stats))
+        digest_files(list(files), dg, zone=zone, stats=stats, workers=jobs)
     except BinlogkitError as exc:
         _fail(exc)
     render = {"text": report.to_text, "json": report.to_json, "csv": report.to_csv}[fmt]

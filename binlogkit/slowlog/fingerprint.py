@@ -32,6 +32,10 @@ __all__ = ["fingerprint", "query_id", "short_id", "distill", "Fingerprinter"]
 _I, _S = re.IGNORECASE, re.DOTALL
 
 _MYSQLDUMP = re.compile(rb"SELECT /\*!40001 SQL_NO_CACHE \*/ \* FROM `")
+_MYSQLDUMP_SKELETON = re.compile(rb"SELECT /\*!0 SQL_NO_CACHE \*/ \* FROM `")
+_DIGIT_RUN = re.compile(rb"[0-9]+")
+_ZERO_RUN = re.compile(rb"00+")
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _PT_CHECKSUM = re.compile(rb"/\*\w+\.\w+:[0-9]/[0-9]\*/")
 _CALL = re.compile(rb"\s*(call\s+\S+)\(", _I)
 _MULTI_INSERT = re.compile(
@@ -65,6 +69,7 @@ class Fingerprinter:
         self.embedded_numbers = embedded_numbers
         self.md5_checksums = md5_checksums
         self._memo = {}
+        self._skel = {}
         self._memo_size = memo_size
 
     def __call__(self, query: bytes) -> bytes:
@@ -76,6 +81,44 @@ class Fingerprinter:
                 memo.clear()
             memo[query] = got
         return got
+
+    def keys(self, queries) -> list:
+        """The fingerprints of many queries at once (a list, same order).
+
+        Queries that differ only in their digits share a fingerprint: every
+        rule but the special cases is blind to the length and value of a digit
+        run (the number rule ``[0-9+-][0-9a-f.xb+-]*`` swallows whole runs and
+        leaves no digit behind; no other rule names a digit, and a shorter run
+        is still a word character for ``\\b``), so a query's fingerprint is
+        that of its *skeleton*, the query with each digit run replaced by
+        ``0``.  The skeletons of a batch come from one regex pass, each distinct
+        skeleton is fingerprinted once, and skeletons a special case could
+        apply to (CALL, administrator commands, mysqldump and percona-toolkit
+        comments, whose output keeps digits) fall back to :meth:`__call__`.
+        """
+        if self.embedded_numbers or self.md5_checksums:
+            return [self(q) for q in queries]
+        n = len(queries)
+        blob = b"\0".join(queries)
+        if blob.count(b"\0") == n - 1:   # one pass: digits to 0, then runs of 0 to one
+            skel = _ZERO_RUN.sub(b"0", blob.translate(_DIGITS_TO_ZERO)).split(b"\0")
+        else:
+            skel = [_DIGIT_RUN.sub(b"0", q) for q in queries]
+        memo = self._skel
+        missing = set(skel).difference(memo)
+        if missing:
+            if len(memo) + len(missing) > self._memo_size:
+                memo.clear()
+                missing = set(skel)
+            compute = self.compute
+            for s in missing:
+                memo[s] = None if _skeleton_special(s) else compute(s)
+        out = list(map(memo.__getitem__, skel))
+        if None in out:
+            for i, fp in enumerate(out):
+                if fp is None:
+                    out[i] = self(queries[i])
+        return out
 
     def compute(self, q: bytes) -> bytes:
         special = _special_case(q)
@@ -130,6 +173,12 @@ def _special_case(q: bytes):
     if m:
         return m.group(1).lower()
     return None
+
+
+def _skeleton_special(s: bytes) -> bool:
+    """True when some query with skeleton ``s`` may hit a special case."""
+    return _special_case(s) is not None or (
+        s.startswith(b"SELECT /*!0 ") and _MYSQLDUMP_SKELETON.match(s) is not None)
 
 
 def _drop_order_by_asc(q: bytes) -> bytes:

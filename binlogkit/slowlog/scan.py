@@ -1,0 +1,409 @@
+"""Whole-chunk slow-log scanning for the digest: one regex pass, no per-line Python.
+
+:class:`BulkScanner` reads a log in chunks of a few MB cut at ``;\\n#`` and
+matches every entry of the common shape with one compiled regex (:data:`ENTRY`):
+
+    [# Time: <YYMMDD H:MM:SS[.f] | YYYY-MM-DDTHH:MM:SS[.f][Z|+hh:mm]>]
+    # User@Host: user[user] @ host [ip]  [Id: N]
+    [# [Thread_id: N  ]Schema: db ...]          any further "#" lines
+    # Query_time: N  Lock_time: N  Rows_sent: N  Rows_examined: N ...
+    any further "#" lines
+    [use db;]  [SET timestamp=N;]
+    query lines ending in ";" before the next "#" line
+
+That covers the entries of MySQL 5.0-8.x (also ``log_slow_extra``), Percona
+Server and MariaDB logs.  The matched entries of a chunk become one
+:class:`Run` of columns (times, users, hosts, dbs, the four numbers as
+bytes, queries) that :meth:`Digest.add_run` aggregates in bulk.
+
+Exactness: the result must be what :class:`~binlogkit.slowlog.parser.SlowlogParser`
+gives, entry for entry.  The regex ends an entry exactly where the line
+machine does (a line ending in ``;`` followed by a ``#`` line, and no query
+line starts with ``#`` or a server-header word), so a chain of matches from
+a clean boundary is a chain of real entries.  What the regex cannot see
+cheaply is checked per run on the extra ``#`` lines and the queries: a second
+``Query_time:``/``Lock_time:``/``Rows_sent:``/``Rows_examined:``/``Schema:``
+or a ``Time:`` (the parser would read them), a ``#`` line ending in ``;``
+(a different boundary), ``End:`` on an entry without ``# Time`` (used for
+its end), a server header line inside a query (dropped by the parser) and
+a query ``0`` (dropped).  Entries that fail, entries whose end time is
+unknown (no ``# Time`` yet, or an unreadable one) and every line the regex
+does not match go through the line machine itself, which hands back at the
+next clean boundary where a matched entry starts.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import re
+from itertools import compress, repeat
+from operator import itemgetter
+
+from binlogkit.errors import SlowlogError
+from binlogkit.slowlog.parser import _ATTR, _ATTR_LINE, _EMPTY_SCHEMA, LineMachine, SlowlogParser
+from binlogkit.slowlog.parser import _UH as _USER_HOST
+from binlogkit.slowlog.source import open_slowlog
+
+__all__ = ["BulkScanner", "Run", "scan_slowlogs", "ENTRY", "CHUNK"]
+
+CHUNK = 4 << 20
+
+ENTRY = re.compile(rb"""
+  (?:\#\ Time:\ (?P<ts>\d{6}\ [ \d]\d:\d\d:\d\d(?:\.\d+)?
+                  |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?)\n)?
+  \#\ User@Host:\ (?P<uh>[^\n]*)\n
+  (?P<x1>(?:\#[^\n]*\n)*?)
+  \#\ Query_time:\ (?P<qt>\d+(?:\.\d+)?)\ +Lock_time:\ (?P<lt>\d+(?:\.\d+)?)
+      \ +Rows_sent:\ (?P<rs>\d{1,15})\ +Rows_examined:\ (?P<rx>\d{1,15})
+  (?P<x2>(?:[ \t][^\n]*)?\n(?:\#[^\n]*\n)*)
+  (?:use\ (?P<db>[^;\n]+);\n)?
+  (?:SET\ (?:last_insert_id|insert_id|timestamp)[^\n]*\n)?
+  (?!use\ |SET\ (?:last_insert_id|insert_id|timestamp)|Tcp|TCP|Time)
+  (?P<q>[^\#\n][^\n]*(?:\n(?!\#|Tcp|TCP|Time)[^\n]*)*?);\n(?=\#|\Z)
+|(?P<junk>[^\n]*\n|[^\n]+)
+""", re.X)
+
+_G = {name: ENTRY.groupindex[name] - 1 for name in ENTRY.groupindex}
+_TS, _UH, _X1, _QT, _LT, _RS, _RX, _X2, _DB, _Q, _JUNK = (
+    _G[k] for k in ("ts", "uh", "x1", "qt", "lt", "rs", "rx", "x2", "db", "q", "junk"))
+# after the Query_time line, any of these means the parser would read something else
+_AFTER_KEYS = (b"Query_time:", b"Lock_time:", b"Rows_sent:", b"Rows_examined:", b"Schema:",
+               b"Time:", b";\n", b"# administrator command:")
+_BAD = (None, None, True)       # x1 info of a line set the bulk path must not take
+
+
+class Run:
+    """Consecutive entries of one log as columns (index i = i-th entry).
+
+    ``ends`` are epoch microseconds (never None); ``dbs``/``users``/``hosts``
+    bytes or None; ``qt``/``lt``/``rs``/``rx`` the numbers as written (bytes
+    of the form ``\\d+(\\.\\d+)?``); :meth:`offset` the byte offset of an entry.
+    """
+
+    __slots__ = ("file", "n", "ends", "users", "hosts", "dbs", "qt", "lt", "rs", "rx",
+                 "queries", "_offset")
+
+    def offset(self, i):
+        return self._offset(i)
+
+
+class BulkScanner:
+    """Feed the entries of one log to ``sink``: ``sink.add(entry)`` for entries
+    parsed line by line, ``sink.add_run(run)`` for bulk runs, in file order."""
+
+    def __init__(self, path, zone=None, server_version=None, chunk_size=CHUNK, parser=None):
+        self.parser = parser or SlowlogParser(path, zone=zone, server_version=server_version)
+        self.stats = self.parser.stats
+        self.chunk_size = chunk_size
+        self.machine = LineMachine(self.parser)
+        self._uh_memo = {}
+        self._x1_memo = {}
+
+    def scan(self, sink, start=0, stop=None):
+        """Scan the log to its end, or (a regular file) the bytes [start, stop):
+        ``stop`` must be where a line starting with ``#`` begins; the entry held
+        there is kept for the next call (see :meth:`at_clean_boundary`)."""
+        p = self.parser
+        stream = open_slowlog(p.path)
+        gc_was_on = gc.isenabled()
+        gc.disable()    # millions of short-lived tuples, no cycles: collections only cost
+        try:
+            if start:
+                stream.seek(start)
+            self._scan(stream, sink, None if stop is None else stop - start)
+        except SlowlogError:
+            raise
+        except OSError as exc:
+            raise SlowlogError(f"read error: {exc.strerror or exc}", path=p.name,
+                               line=self.machine.lineno) from None
+        finally:
+            if gc_was_on:
+                gc.enable()
+            if p.path not in (None, "-"):
+                stream.close()
+        return self.stats
+
+    def at_clean_boundary(self):
+        """After a scan that stopped early: may a new entry start here?"""
+        m = self.machine
+        return not m.pending or m.at_boundary()
+
+    def close_boundary(self, sink):
+        """Complete the entry held at a clean boundary (see :meth:`scan`)."""
+        if self.machine.pending:
+            ev = self.machine.close_boundary()
+            if ev is not None:
+                sink.add(ev)
+
+    def _scan(self, stream, sink, left):
+        carry = b""
+        size = self.chunk_size
+        while True:
+            want = size if left is None else min(size, left)
+            data = stream.read(want) if want else b""
+            if left is not None:
+                left -= len(data)
+            if not data:
+                self._text(carry, sink, final=left is None)
+                return
+            buf = carry + data if carry else data
+            cut = buf.rfind(b";\n#")
+            if cut < 0:
+                carry = buf
+                continue
+            carry = buf[cut + 2:]
+            self._text(buf[:cut + 2], sink, final=False)
+
+    # -- one chunk ---------------------------------------------------------------------
+
+    def _text(self, text, sink, final):
+        m = self.machine
+        rows = ENTRY.findall(text)
+        n = len(rows)
+        if n:
+            cols = list(zip(*rows))
+            del rows
+            junk = cols[_JUNK]
+            self._t, self._cols, self._n = text, cols, n
+            self._base, self._starts, self._canon = m.pos, None, None
+            i = 0
+            while i < n:
+                if m.pending or junk[i]:
+                    i = self._exact(self._pos(i), sink)
+                    continue
+                j = i + 1
+                while j < n and not junk[j]:
+                    j += 1
+                i = self._canonical(i, j, sink)
+            self._t = self._cols = self._starts = self._canon = None
+        if final:
+            for ev in m.finish():
+                sink.add(ev)
+
+    def _pos(self, r):
+        """Offset in the chunk of row r (the rows tile the chunk)."""
+        if r == 0:
+            return 0
+        if r == self._n:
+            return len(self._t)
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = [0]
+            starts += (m.end() for m in ENTRY.finditer(self._t))
+        return starts[r]
+
+    def _exact(self, offset, sink):
+        """Parse the chunk from ``offset`` line by line until a clean boundary
+        where a matched entry starts; returns its row (n when the chunk ran out)."""
+        m = self.machine
+        canon = self._canon
+        if canon is None:
+            junk = self._cols[_JUNK]
+            pos = self._pos
+            canon = self._canon = {pos(r): r for r in range(self._n) if not junk[r]}
+        base = self._base
+        lines = io.BytesIO(self._t)
+        lines.seek(offset)
+        for ev in m.run(lines, lambda at: at - base in canon):
+            sink.add(ev)
+        return canon[m.pos - base] if m.stopped else self._n
+
+    def _canonical(self, i, j, sink):
+        """Rows [i, j) all matched: bulk as much as passes the checks, the rest
+        through the line machine; returns the next row to look at."""
+        bad = [] if self._run_ok(i, j) else self._bad_rows(i, j)
+        bad.append(j)
+        b = 0
+        while i < j:
+            while bad[b] < i:
+                b += 1
+            stop = bad[b]
+            if i < stop:
+                i = self._emit(i, stop, sink)
+                if i == j:
+                    return j
+            # row i fails a check, or its end time is unknown
+            i = self._exact(self._pos(i), sink)
+        return i
+
+    def _run_ok(self, i, j):
+        cols = self._cols
+        after = b"".join(cols[_X2][i:j])
+        for key in _AFTER_KEYS:
+            if key in after:
+                return False
+        if b"End:" in after and b"" in cols[_TS][i:j]:
+            return False
+        if self._t.find(b", Version", self._pos(i), self._pos(j)) >= 0:
+            return False
+        return b"0" not in cols[_Q][i:j]
+
+    def _bad_rows(self, i, j):
+        cols = self._cols
+        x2, ts, qs = cols[_X2], cols[_TS], cols[_Q]
+        bad = []
+        for r in range(i, j):
+            after = x2[r]
+            q = qs[r]
+            if (any(key in after for key in _AFTER_KEYS) or (not ts[r] and b"End:" in after)
+                    or b", Version" in q or q == b"0"):
+                bad.append(r)
+        return bad
+
+    def _emit(self, i, k, sink):
+        """One Run of rows [i, k), cut short before the first entry that needs the
+        line machine (unknown end time, unusual lines before Query_time); returns
+        the row after the last one emitted."""
+        cols = self._cols
+        p = self.parser
+        ts = cols[_TS][i:k]
+        uhs = self._uh_info(cols[_UH][i:k])
+        infos = self._x1_info(cols[_X1][i:k])
+        m = _usable(ts, infos, uhs)
+        ends, m, last_ts, last_end = _fill_ends(ts, m, p._last_ts, p._last_end, p._time)
+        if m == 0:
+            return i
+        k = i + m
+        dbs, last_db = _fill_dbs(cols[_DB][i:k], infos[:m], p._last_db)
+        p._last_ts, p._last_end, p._last_db = last_ts, last_end, last_db
+        if m < len(uhs):
+            del uhs[m:]
+        run = Run()
+        run.file = p.name
+        run.n = k - i
+        run.ends = ends
+        run.dbs = dbs
+        run.users, run.hosts = zip(*uhs)
+        run.qt, run.lt = cols[_QT][i:k], cols[_LT][i:k]
+        run.rs, run.rx = cols[_RS][i:k], cols[_RX][i:k]
+        run.queries = cols[_Q][i:k]
+        base = self.machine.pos - self._pos(i)
+        pos = self._pos
+        run._offset = lambda r: base + pos(i + r)
+        sink.add_run(run)
+        a, b = self._pos(i), self._pos(k)
+        nl = self._t.count(b"\n", a, b)
+        m, st = self.machine, self.stats
+        m.pos += b - a
+        m.lineno += nl
+        st.lines += nl
+        st.bytes += b - a
+        st.entries += run.n
+        return k
+
+    def _uh_info(self, uhs):
+        """(user, host) per ``# User@Host:`` value, as the parser reads it; None
+        when the parser would not (it then looks further, so no bulk)."""
+        memo = self._uh_memo
+        missing = set(uhs).difference(memo)
+        if missing:
+            if len(memo) > 65536:
+                memo.clear()
+                missing = set(uhs)
+            for uh in missing:
+                memo[uh] = _user_host(uh)
+        return list(map(memo.__getitem__, uhs))
+
+    def _x1_info(self, x1s):
+        """(Schema, has End, needs the line machine) per block of "#" lines between
+        ``# User@Host:`` and ``# Query_time:``, read as the parser reads them."""
+        memo = self._x1_memo
+        missing = set(x1s).difference(memo)
+        if missing:
+            if len(memo) > 65536:
+                memo.clear()
+                missing = set(x1s)
+            for x1 in missing:
+                memo[x1] = _x1_attrs(x1)
+        return list(map(memo.__getitem__, x1s))
+
+
+def _usable(ts, infos, uhs):
+    """How many leading rows the bulk path can take (user/host and the "#" lines
+    before Query_time read as the parser reads them)."""
+    m = uhs.index(None) if None in uhs else len(uhs)
+    for info in set(infos):
+        if info[2]:
+            m = min(m, infos.index(info))
+        elif info[1]:        # End: before Query_time counts when there is no # Time
+            for r in range(m):
+                if infos[r][1] and not ts[r]:
+                    m = r
+                    break
+    return m
+
+
+def _fill_ends(ts, m, last_ts, last_end, time):
+    """End instants of the first ``m`` rows (inherited from the last # Time),
+    stopping before a row without one; (ends, rows, last ts, last end)."""
+    ends = []
+    prev = 0
+    for r in compress(range(m), ts):
+        if r > prev:
+            if last_end is None:
+                return ends, prev, last_ts, last_end
+            ends += repeat(last_end, r - prev)
+        e = time(ts[r])
+        if e is None:
+            return ends, r, last_ts, last_end
+        last_ts, last_end = ts[r], e
+        ends.append(e)
+        prev = r + 1
+    if m > prev:
+        if last_end is None:
+            return ends, prev, last_ts, last_end
+        ends += repeat(last_end, m - prev)
+    return ends, m, last_ts, last_end
+
+
+def _fill_dbs(uses, infos, last_db):
+    """The db of each row: ``use``, else Schema, else inherited; (dbs, last db)."""
+    schemas = list(map(itemgetter(0), infos))
+    if not any(uses) and None not in schemas:
+        return schemas, schemas[-1]
+    dbs = []
+    append = dbs.append
+    for d, schema in zip(uses, schemas):
+        if d:
+            last_db = d
+        elif schema is not None:
+            last_db = schema
+        append(last_db)
+    return dbs, last_db
+
+
+def _user_host(value):
+    if value[-1:] == b";":
+        return None
+    m = _USER_HOST.search(b"# User@Host: " + value)
+    if not m:
+        return None
+    user, host, ip, _ = m.groups()
+    return user, host or ip
+
+
+def _x1_attrs(x1):
+    if not x1:
+        return None, False, False
+    attrs = {}
+    for text in x1[:-1].split(b"\n"):
+        if text[-1:] == b";" or b"User@Host:" in text or text.startswith(
+                (b"# Time:", b"# administrator command:")):
+            return _BAD
+        if _ATTR_LINE.match(text):
+            if b"Schema:" in text:
+                text = _EMPTY_SCHEMA.sub(b"", text)
+            attrs.update(_ATTR.findall(text))
+    return attrs.get(b"Schema"), b"End" in attrs, False
+
+
+def scan_slowlogs(paths, sink, zone=None, server_version=None, stats=None):
+    """Feed the entries of several logs, in order, to ``sink`` (see BulkScanner)."""
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    for path in paths:
+        got = BulkScanner(path, zone=zone, server_version=server_version).scan(sink)
+        if stats is not None:
+            stats.add(got)
+    return sink
