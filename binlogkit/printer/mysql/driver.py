@@ -216,6 +216,7 @@ class MysqlPrinter:
     def _dump_reader(self, reader, start_position):
         self._read_magic(reader)
         self.file_format = DEFAULT_FORMAT
+        self.file_flags = 0
         pos = L.BIN_LOG_HEADER_SIZE
         if start_position > L.BIN_LOG_HEADER_SIZE:
             fdle, pos, event_start = self.read_fdle(reader, start_position)
@@ -595,6 +596,8 @@ def dump_mysql(paths, out, options, zone, gtids, warn=None, error=None, streams=
     """Print `paths` like mysqlbinlog 8.0; raises BinlogError after the text on failure."""
     printer = MysqlPrinter(out, options, zone, gtids, warn or (lambda msg: None))
     printer.error = error or (lambda msg: None)
+    if options.short_form:
+        printer.warn("--short-form is deprecated and will be removed in a future version\n")
     printer.preamble()
     try:
         error = printer.dump_files(paths, streams)

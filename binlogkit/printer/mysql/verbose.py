@@ -420,34 +420,31 @@ def print_verbose(tm, body, verbose, partial, json_text):
     return b"".join(out)
 
 
-EXTRA_ROW_INFO_NDB = 0
-EXTRA_ROW_INFO_PART = 1
-
-
 def _extra_row_info(out, body):
-    """The NDB / partition lines of a rows-v2 event's extra data."""
-    data, pos = body.extra_data, 0
-    while pos + 1 < len(data):
-        kind = data[pos]
-        if kind == EXTRA_ROW_INFO_NDB:
-            length = data[pos + 1]
-            if length < 2:
-                out.append(b"***Error: The number of extra_row_ndb_info is smaller"
-                           b" than the minimum acceptable value.\n")
-                return
-            payload = data[pos + 3:pos + 1 + length]
-            out.append(b"### Extra row ndb info: data_format: %d, len: %d, data: %s\n" % (
-                data[pos + 2], length - 2, (b"0x" + payload.hex().upper().encode()) if payload else b'""'))
-            pos += 1 + length
-        elif kind == EXTRA_ROW_INFO_PART:
-            if body.kind == "update":
-                part, source = struct.unpack_from("<HH", data, pos + 1)
-                out.append(b"### Extra row info for partitioning: source_partition: %d"
-                           b" target_partition: %d\n" % (source, part))
-                pos += 5
-            else:
-                out.append(b"### Extra row info for partitioning: partition: %d\n"
-                           % struct.unpack_from("<H", data, pos + 1)[0])
-                pos += 3
-        else:
+    """The NDB and partition lines of a rows-v2 event's extra data (print_verbose)."""
+    from binlogkit.binlog.mysql_events import parse_extra_row_info
+    try:
+        info = parse_extra_row_info(body.extra_data, body_type(body))
+    except ValueError:
+        return
+    if info.ndb_info is not None:
+        length = info.ndb_info[0]
+        if length < 2:
+            out.append(b"***Error: The number of extra_row_ndb_info is smaller"
+                       b" than the minimum acceptable value.\n")
             return
+        data = info.ndb_data
+        out.append(b"### Extra row ndb info: data_format: %d, len: %d, data: %s\n" % (
+            info.ndb_format, length - 2, b"0x" + data.hex().upper().encode() if data else b'""'))
+    if info.partition_id is not None:
+        if body.kind == "update":
+            out.append(b"### Extra row info for partitioning: source_partition: %d"
+                       b" target_partition: %d\n" % (info.source_partition_id or 0, info.partition_id))
+        else:
+            out.append(b"### Extra row info for partitioning: partition: %d\n" % info.partition_id)
+
+
+def body_type(body):
+    """A type code with the right update/partial shape for parse_extra_row_info."""
+    from binlogkit.binlog import layout as L
+    return {"write": L.WRITE_ROWS_EVENT, "delete": L.DELETE_ROWS_EVENT}.get(body.kind, L.UPDATE_ROWS_EVENT)
