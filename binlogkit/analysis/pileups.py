@@ -10,10 +10,10 @@ time_res_s     how much later the true instants may be: 1.0 when the log's
 query_time,    seconds
 lock_time
 rows_examined  float (NaN when absent)
-kind           ``write`` (INSERT/UPDATE/DELETE/REPLACE/LOAD/DDL...), ``commit``
-               (COMMIT, XA COMMIT), ``read`` (SELECT/SHOW...), ``other``
-query          statement text
-file, line     where the entry starts
+kind           category: ``write`` (INSERT/UPDATE/DELETE/REPLACE/LOAD/DDL...),
+               ``commit`` (COMMIT, XA COMMIT), ``read`` (SELECT/SHOW...), ``other``
+query          statement text (None below ``query_from_s`` when given)
+file, line     where the entry starts (file is a category)
 =============  ===============================================================
 
 Which instant ``# Time`` is depends on the server.  MySQL writes the time it
@@ -36,11 +36,13 @@ footprint of a lock held from S to R: whoever needed it arrived during
 from __future__ import annotations
 
 import re
+from array import array
 
 import numpy as np
 import pandas as pd
 
 from binlogkit.errors import SlowlogError
+from binlogkit.slowlog.timeparse import parse_time_value
 
 __all__ = ["statements_frame", "find_pileups", "describe", "statement_kind",
            "STATEMENT_COLUMNS", "PILEUP_COLUMNS"]
@@ -53,6 +55,7 @@ PILEUP_COLUMNS = ["start", "end", "duration_s", "queries", "writes", "commits", 
 
 _FIRST_WORD = re.compile(rb"\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*|#[^\n]*\n\s*|\(\s*)*([A-Za-z]+)",
                          re.S)
+_WORD = re.compile(rb"[A-Za-z]+")
 _XA_COMMIT = re.compile(rb"\s*XA\s+COMMIT", re.I)
 _WRITE = frozenset({b"INSERT", b"UPDATE", b"DELETE", b"REPLACE", b"LOAD", b"CREATE", b"ALTER",
                     b"DROP", b"TRUNCATE", b"RENAME", b"GRANT", b"REVOKE", b"CALL", b"OPTIMIZE"})
@@ -62,10 +65,14 @@ _READ = frozenset({b"SELECT", b"SHOW", b"DESCRIBE", b"DESC", b"EXPLAIN", b"WITH"
 
 def statement_kind(query: bytes) -> str:
     """``write``, ``commit``, ``read`` or ``other`` from the statement's first word."""
-    m = _FIRST_WORD.match(query or b"")
-    if not m:
-        return "other"
-    word = m.group(1).upper()
+    m = _WORD.match(query)                               # the usual case: no comment first
+    if m:
+        word = m.group(0).upper()
+    else:
+        m = _FIRST_WORD.match(query or b"")
+        if not m:
+            return "other"
+        word = m.group(1).upper()
     if word in _WRITE:
         return "write"
     if word == b"COMMIT" or (word == b"XA" and _XA_COMMIT.match(query)):
@@ -83,7 +90,6 @@ def _is_mariadb(parser, entry) -> bool:
 
 def _times(parser, entry, cache):
     """(start_us, end_us, res_s) for one entry; None when the entry has no time."""
-    from binlogkit.slowlog.timeparse import parse_time_value
     qt_us = round((entry.query_time or 0.0) * 1e6)
     if _is_mariadb(parser, entry):
         raw = entry.ts
@@ -105,17 +111,20 @@ def _times(parser, entry, cache):
     return start, entry.end_us, res
 
 
-def statements_frame(paths, zone=None, min_end_us=None, stats=None) -> pd.DataFrame:
+def statements_frame(paths, zone=None, min_end_us=None, stats=None,
+                     query_from_s=None) -> pd.DataFrame:
     """Statements of the slow log(s) ``paths`` (columns in the module doc).
 
     ``zone``: the server's zone for zone-less times (name or ServerZone; None
     = local).  ``min_end_us`` drops statements that ended earlier.  ``stats``
-    (a ParseStats) is filled in.  Entries without any time are skipped.
+    (a ParseStats) is filled in.  ``query_from_s`` keeps the text only of
+    statements at least that slow (None for faster ones; saves memory on big
+    logs).  Entries without any time are skipped.
     """
     from binlogkit.slowlog.parser import SlowlogParser
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
-    cols = {c: [] for c in STATEMENT_COLUMNS}
+    cols = _Columns()
     for path in paths:
         parser = SlowlogParser(path, zone=zone)
         cache = {}
@@ -123,29 +132,59 @@ def statements_frame(paths, zone=None, min_end_us=None, stats=None) -> pd.DataFr
             t = _times(parser, entry, cache)
             if t is None or (min_end_us is not None and t[1] < min_end_us):
                 continue
-            _append(cols, entry, t)
+            cols.add(entry, t, query_from_s)
         if stats is not None:
             stats.add(parser.stats)
-    df = pd.DataFrame(cols, columns=STATEMENT_COLUMNS)
-    for col in ("start", "end"):
-        df[col] = pd.to_datetime(np.asarray(df[col], dtype="int64"), unit="us", utc=True)
-    for col in ("time_res_s", "query_time", "lock_time", "rows_examined"):
-        df[col] = df[col].astype("float64")
-    return df.sort_values("end", kind="stable").reset_index(drop=True)
+    return cols.frame()
 
 
-def _append(cols, entry, t):
-    start, end, res = t
-    cols["start"].append(start)
-    cols["end"].append(end)
-    cols["time_res_s"].append(res)
-    cols["query_time"].append(entry.query_time or 0.0)
-    cols["lock_time"].append(entry.lock_time or 0.0)
-    cols["rows_examined"].append(np.nan if entry.rows_examined is None else entry.rows_examined)
-    cols["kind"].append(statement_kind(entry.query))
-    cols["query"].append(entry.query.decode("utf-8", "replace"))
-    cols["file"].append(entry.file)
-    cols["line"].append(entry.line)
+_KINDS = ("write", "commit", "read", "other")
+_KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
+
+
+class _Columns:
+    """Typed arrays while parsing (a list of Python objects per column costs ~10x)."""
+
+    def __init__(self):
+        self.i64 = {c: array("q") for c in ("start", "end", "line")}
+        self.f64 = {c: array("d") for c in ("time_res_s", "query_time", "lock_time",
+                                            "rows_examined")}
+        self.kind = array("b")
+        self.file = array("l")
+        self.files = {}
+        self.query = []
+
+    def add(self, entry, t, query_from_s):
+        start, end, res = t
+        qt = entry.query_time or 0.0
+        i64, f64 = self.i64, self.f64
+        i64["start"].append(start)
+        i64["end"].append(end)
+        i64["line"].append(entry.line)
+        f64["time_res_s"].append(res)
+        f64["query_time"].append(qt)
+        f64["lock_time"].append(entry.lock_time or 0.0)
+        f64["rows_examined"].append(np.nan if entry.rows_examined is None
+                                    else entry.rows_examined)
+        self.kind.append(_KIND_CODE[statement_kind(entry.query)])
+        self.file.append(self.files.setdefault(entry.file, len(self.files)))
+        self.query.append(entry.query.decode("utf-8", "replace")
+                          if query_from_s is None or qt >= query_from_s else None)
+
+    def frame(self) -> pd.DataFrame:
+        def np_of(a, dtype):
+            return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype)
+        order = np.argsort(np_of(self.i64["end"], np.int64), kind="stable")
+        data = {c: np_of(a, np.int64)[order] for c, a in self.i64.items()}
+        data.update({c: np_of(a, np.float64)[order] for c, a in self.f64.items()})
+        for c in ("start", "end"):
+            data[c] = pd.to_datetime(data[c], unit="us", utc=True).astype("datetime64[ns, UTC]")
+        data["kind"] = pd.Categorical.from_codes(np_of(self.kind, np.int8)[order],
+                                                 categories=list(_KINDS))
+        data["file"] = pd.Categorical.from_codes(np_of(self.file, np.int_)[order],
+                                                 categories=list(self.files) or [""])
+        data["query"] = np.asarray(self.query, dtype=object)[order]
+        return pd.DataFrame(data, columns=STATEMENT_COLUMNS)
 
 
 def seconds(series: pd.Series) -> np.ndarray:

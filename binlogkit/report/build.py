@@ -85,7 +85,8 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
     watermark = prev["watermark_us"] if prev else None
     min_end = None if watermark is None else watermark - state_mod.LOOKBACK_US
     files = rotations_frame(list(binlogs)) if binlogs else None
-    statements = statements_frame(list(slowlogs), zone=zone, min_end_us=min_end)
+    statements = statements_frame(list(slowlogs), zone=zone, min_end_us=min_end,
+                                  query_from_s=MIN_LATENCY_S)
     if watermark is None:
         check_statements(statements, slowlogs)
     notes = []
