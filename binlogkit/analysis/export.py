@@ -132,7 +132,8 @@ class _TextWriter:
 
 
 class _ParquetWriter:
-    """Parquet with the schema of the empty frame; parts are re-read row group by row group."""
+    """Parquet with the schema of the empty frame.  Parts (from workers) are Arrow IPC
+    streams of the same chunks, so the output is encoded once, here, as with one job."""
 
     def __init__(self, target, schema):
         import pyarrow.parquet as pq
@@ -140,18 +141,39 @@ class _ParquetWriter:
         self.writer = pq.ParquetWriter(target, schema, compression="zstd")
 
     def write(self, df):
-        import pyarrow as pa
-        table = pa.Table.from_pandas(df, preserve_index=False).cast(self.schema)
-        self.writer.write_table(table)
+        self.writer.write_table(_arrow_table(df, self.schema))
 
     def append_part(self, part):
-        import pyarrow.parquet as pq
-        pf = pq.ParquetFile(part)
-        for i in range(pf.num_row_groups):
-            self.writer.write_table(pf.read_row_group(i).cast(self.schema))
+        import pyarrow as pa
+        with pa.OSFile(part, "rb") as source, pa.ipc.open_stream(source) as reader:
+            for batch in reader:
+                self.writer.write_table(pa.Table.from_batches([batch], self.schema))
 
     def close(self):
         self.writer.close()
+
+
+class _ArrowPartWriter:
+    """A worker's part for a Parquet export: the typed chunks as an Arrow IPC stream."""
+
+    def __init__(self, target, schema):
+        import pyarrow as pa
+        self.schema = schema
+        self.sink = pa.OSFile(target, "wb")
+        self.writer = pa.ipc.new_stream(self.sink, schema)
+
+    def write(self, df):
+        for batch in _arrow_table(df, self.schema).combine_chunks().to_batches():
+            self.writer.write_batch(batch)
+
+    def close(self):
+        self.writer.close()
+        self.sink.close()
+
+
+def _arrow_table(df, schema):
+    import pyarrow as pa
+    return pa.Table.from_pandas(df, preserve_index=False).cast(schema)
 
 
 def arrow_schema(what, query=False):
@@ -168,9 +190,10 @@ def arrow_schema(what, query=False):
     return pa.schema(fields, metadata=schema.metadata)
 
 
-def _open_writer(target, fmt, what, query, header=True):
+def _open_writer(target, fmt, what, query, header=True, part=False):
     if fmt == "parquet":
-        return _ParquetWriter(target, arrow_schema(what, query))
+        cls = _ArrowPartWriter if part else _ParquetWriter
+        return cls(target, arrow_schema(what, query))
     if fmt in ("csv", "jsonl"):
         return _TextWriter(target, fmt, empty_export_frame(what, query) if header else None)
     raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
@@ -189,7 +212,8 @@ class ExportResult:
     def as_dict(self):
         return {"rows": self.rows, "files": self.files,
                 "workers": len(self.peak_rss_kib),
-                "peak_rss_kib": sorted(self.peak_rss_kib.values())}
+                "peak_rss_kib": sorted(self.peak_rss_kib.values()),
+                "main_peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
 
 
 def _write_file(writer, path, what, opts, progress=None):
@@ -203,7 +227,7 @@ def _write_file(writer, path, what, opts, progress=None):
 def _export_part(path, part, what, fmt, opts):
     """Worker: one input file to one part file.  Errors come back as text
     (BinlogError's keyword arguments do not survive pickling)."""
-    writer = _open_writer(part, fmt, what, opts.get("query", False), header=False)
+    writer = _open_writer(part, fmt, what, opts.get("query", False), header=False, part=True)
     rows, error = 0, None
     try:
         rows = _write_file(writer, path, what, opts)
@@ -222,14 +246,29 @@ def _part_dir(output):
     return tempfile.mkdtemp(prefix=".binlogkit-export-", dir=where)
 
 
-def _run_parallel(paths, output, writer, what, fmt, jobs, opts, result, update):
-    tmp = _part_dir(output)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"))
-    try:
-        parts = [os.path.join(tmp, f"part-{i:06d}") for i in range(len(paths))]
-        futures = [pool.submit(_export_part, p, part, what, fmt, opts)
-                   for p, part in zip(paths, parts)]
-        for path, part, fut in zip(paths, parts, futures):
+def _mp_context():
+    """fork (workers start at once) while this process runs no other thread; else spawn."""
+    import multiprocessing
+    import threading
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return get_context("fork")
+    return get_context("spawn")
+
+
+class _Workers:
+    """One task per input file, started before the output is opened (so fork is safe)."""
+
+    def __init__(self, paths, output, what, fmt, jobs, opts):
+        self.paths, self.what = paths, what
+        self.tmp = _part_dir(output)
+        self.parts = [os.path.join(self.tmp, f"part-{i:06d}") for i in range(len(paths))]
+        self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context())
+        self.futures = [self.pool.submit(_export_part, p, part, what, fmt, opts)
+                        for p, part in zip(paths, self.parts)]
+
+    def collect(self, writer, result, update):
+        """Append each part to `writer` in input order as soon as it is done."""
+        for path, part, fut in zip(self.paths, self.parts, self.futures):
             rows, error, pid, rss = fut.result()
             writer.append_part(part)
             os.remove(part)
@@ -239,10 +278,11 @@ def _run_parallel(paths, output, writer, what, fmt, jobs, opts, result, update):
             if update is not None:
                 update(_size(path))
             if error is not None:
-                raise (BinlogkitError if what == "slowlog" else BinlogError)(error)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        shutil.rmtree(tmp, ignore_errors=True)
+                raise (BinlogkitError if self.what == "slowlog" else BinlogError)(error)
+
+    def close(self):
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def _size(path):
@@ -270,17 +310,22 @@ def export(paths, output, *, what="events", fmt="parquet", jobs=1, query=False,
         opts["server_tz"] = server_tz
     result = ExportResult()
     jobs = max(1, min(jobs, len(paths)))
-    writer = _open_writer(output, fmt, what, query)
+    workers = _Workers(paths, output, what, fmt, jobs, opts) if jobs > 1 else None
     try:
-        with progress_bar(paths, enabled=progress, desc="export") as update:
-            if jobs == 1:
-                for path in paths:
-                    result.rows += _write_file(writer, path, what, opts, update)
-                    result.files += 1
-                result.peak_rss_kib[os.getpid()] = resource.getrusage(
-                    resource.RUSAGE_SELF).ru_maxrss
-            else:
-                _run_parallel(paths, output, writer, what, fmt, jobs, opts, result, update)
+        writer = _open_writer(output, fmt, what, query)
+        try:
+            with progress_bar(paths, enabled=progress, desc="export") as update:
+                if workers is not None:
+                    workers.collect(writer, result, update)
+                else:
+                    for path in paths:
+                        result.rows += _write_file(writer, path, what, opts, update)
+                        result.files += 1
+                    result.peak_rss_kib[os.getpid()] = resource.getrusage(
+                        resource.RUSAGE_SELF).ru_maxrss
+        finally:
+            writer.close()
     finally:
-        writer.close()
+        if workers is not None:
+            workers.close()
     return result
