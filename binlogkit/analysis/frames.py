@@ -2,32 +2,32 @@
 
 ``events_frame(paths)``: one row per event, file order.
 
-==============================  =========================  ==========================================
-column                          dtype                      meaning
-==============================  =========================  ==========================================
-file                            category                   the binlog file, as given
-pos, end_pos                    int64                      byte offset of the event and just past it
-timestamp                       datetime64[ns, UTC]        header time; plus the microseconds a
-                                                           Query event carries (MariaDB Q_HRNOW)
-type                            category                   event type name (``Query``, ``Gtid``,
-                                                           ``Write_rows_v1``..., as mariadb-binlog)
-type_code                       uint8                      event type code
-server_id                       int64                      originating server
-bytes                           int64                      event size, header and checksum included
-db, table                       string                     Query default db; Table_map db/table,
-                                                           copied onto the rows events using it
-rows                            Int64                      rows in a rows event (as --print-row-count)
-gtid                            string                     GTID of the transaction the event is part
-                                                           of (``domain-server-seq`` or ``uuid:gno``)
-xid                             UInt64                     Xid event (and DDL logged with an xid)
-exec_time, thread_id,           Int64                      Query event post-header (thread_id also
-error_code                                                 from a MariaDB GTID event that has it)
-original_commit_timestamp,      datetime64[ns, UTC]        MySQL 8 GTID events; NaT when absent
+============================  ===================  ==========================================
+column                        dtype                meaning
+============================  ===================  ==========================================
+file                          category             the binlog file, as given
+pos, end_pos                  int64                byte offset of the event and just past it
+timestamp                     datetime64[ns, UTC]  header time, plus the microseconds a Query
+                                                   event carries (MariaDB Q_HRNOW)
+type                          category             event type name (``Query``, ``Gtid``,
+                                                   ``Write_rows_v1``..., as mariadb-binlog)
+type_code                     uint8                event type code
+server_id                     int64                originating server
+bytes                         int64                event size, header and checksum included
+db, table                     string               Query default db; Table_map db/table,
+                                                   copied onto the rows events using it
+rows                          Int64                rows in a rows event (as print_row_count)
+gtid                          string               GTID of the transaction the event is in
+                                                   (``domain-server-seq`` or ``uuid:gno``)
+xid                           UInt64               Xid event (and DDL logged with an xid)
+exec_time, thread_id,         Int64                Query event post-header (thread_id also
+error_code                                         from a MariaDB GTID event that has it)
+original_commit_timestamp,    datetime64[ns, UTC]  MySQL 8 GTID events; NaT when absent
 immediate_commit_timestamp
-transaction_length              Int64                      MySQL 8 GTID events; <NA> when absent
-query                           string                     only with ``query=True``: Query and
-                                                           Annotate_rows / Rows_query text
-==============================  =========================  ==========================================
+transaction_length            Int64                MySQL 8 GTID events; <NA> when absent
+query                         string               only with ``query=True``: Query and
+                                                   Annotate_rows / Rows_query text
+============================  ===================  ==========================================
 
 ``transactions_frame(paths)``: one row per transaction (GTID group, BEGIN..COMMIT, or a lone
 statement): ``file`` (category), ``start_pos``/``end_pos`` (int64), ``start``/``commit``
@@ -37,6 +37,9 @@ commit, rollback, ddl, statement, xa_prepare, incomplete), ``gtid`` (string), ``
 ``events``/``bytes`` (int64), ``rows`` (Int64), ``tables`` (string, ``db.table`` comma list),
 ``xid`` (UInt64), ``thread_id``/``exec_time`` (Int64: first thread id, longest exec_time), and the
 MySQL 8 ``original_commit_timestamp``/``immediate_commit_timestamp``/``transaction_length``.
+
+A MySQL 8 compressed transaction (``Transaction_payload``) is one event row here: the events
+inside the payload are not expanded (its transaction ends there, ``kind`` commit).
 
 ``rotations_frame(paths)``: one row per binlog file (see `binlogkit.analysis.rotations`).
 ``slowlog_frame(paths)``: slow-log entries (see `binlogkit.analysis.slowlog_frame`).

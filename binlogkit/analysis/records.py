@@ -11,6 +11,7 @@ decoded only where a column needs them (Query, Table_map, rows, GTID, Xid).
 """
 from __future__ import annotations
 
+import os
 from itertools import islice
 
 from binlogkit.binlog import layout as L
@@ -290,7 +291,6 @@ def event_rows(path, *, query=False, progress=None):
 
 
 def _file_size(path):
-    import os
     try:
         return os.stat(path).st_size
     except OSError:
