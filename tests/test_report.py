@@ -110,7 +110,7 @@ def test_text_reads_naturally():
         assert f"rotation {d['file']} -> " in out
     for title in ("Stalls (UTC", "Binlog rotations (UTC", "Cadence", "What it means", "Inputs"):
         assert title in out
-    assert f"{n} of {n} rotations stalled statements; rotations explain {n} of {n} stalls." in \
+    assert f"{n} of {n} rotations caused a stall; rotations explain {n} of {n} stalls." in \
         " ".join(out.split())
     assert "sync_binlog" in out
     assert "Traceback" not in out

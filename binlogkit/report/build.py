@@ -290,11 +290,11 @@ def advice(stalls) -> list:
     if any(s["cause"] == ROTATION_CAUSE for s in stalls):
         out.append(
             "At rotation the server syncs the finished binlog file to disk while it holds the "
-            "binlog lock, so every commit waits for that sync.  With sync_binlog=0 nothing was "
-            "flushed before, so the whole file is written out at that moment (ext4 delayed "
-            "allocation makes it worse).  Set sync_binlog to a small N (e.g. 100) so the file "
-            "is flushed as it grows, or lower max_binlog_size; check the filesystem's "
-            "writeback settings.")
+            "binlog lock, so every commit waits for that sync.  With sync_binlog=0 nothing has "
+            "flushed the file before, so all of it is written out at that moment (ext4's "
+            "delayed allocation holds a lot back).  Set sync_binlog to a small N (e.g. 100) so "
+            "the file is flushed as it grows, or lower max_binlog_size; check the "
+            "filesystem's writeback settings.")
     hints = " ".join(s["hint"] or "" for s in stalls if s["cause"] != ROTATION_CAUSE)
     if "time-zone lock" in hints:
         out.append("Cheap statements slowed together: if time_zone=SYSTEM, set time_zone to an "

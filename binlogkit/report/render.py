@@ -67,15 +67,9 @@ def sections(doc: dict) -> list:
         rows = [[clock(s["start"]), clock(s["end"]), f"{s['duration_s']:.1f} s",
                  str(s["queries"]), str(s["writes"] + s["commits"]), str(s["reads"]),
                  _cause(s)] for s in stalls]
-        paras = []
-        for s in stalls:
-            top = ", ".join(f"{c['fingerprint'][:60]} x{c['count']}" for c in s["top_classes"])
-            line = f"{clock(s['start'], False)}  {s['shape']}; statements: {top}"
-            if s["hint"]:
-                line += f". Hint: {s['hint']}"
-            paras.append(line)
+        paras = [_stall_line(s, clock) for s in stalls]
         out.append((f"Stalls (UTC, {len(stalls)})", paras,
-                    (["start", "end", "duration", "statements", "writes", "reads", "cause"],
+                    (["start", "end", "duration", "statements", "writes/COMMIT", "reads", "cause"],
                      rows)))
     rots = doc["rotations"]
     if rots:
@@ -99,6 +93,16 @@ def sections(doc: dict) -> list:
     return out
 
 
+def _stall_line(s, clock) -> str:
+    how = ("waited and were released together" if s["shape"] == "pile-up"
+           else "were slow at the same time")
+    top = ", ".join(f"{c['fingerprint'][:70]} \u00d7{c['count']}" for c in s["top_classes"])
+    line = f"{clock(s['start'], False)}: {s['queries']} statements {how}; classes: {top}."
+    if s["hint"]:
+        line += f" Hint: {s['hint']}."
+    return line
+
+
 def _every(iv) -> str:
     return f"every {_dur(iv['median_s'])} (\u00b1 {_dur(iv['spread_s'])})"
 
@@ -115,8 +119,8 @@ def _cadence(c) -> str:
         parts.append(f"stalls came {_every(c['stall_interval'])}")
     text = "; ".join(parts) + "."
     if c["rotations"]:
-        text += (f" {c['rotations_with_stall']} of {c['rotations']} rotations stalled "
-                 "statements")
+        text += (f" {c['rotations_with_stall']} of {c['rotations']} rotations caused a "
+                 "stall")
         text += (f"; rotations explain {c['stalls_explained']} of {c['stalls']} stalls."
                  if c["stalls"] else ".")
     return text
@@ -147,10 +151,11 @@ def _title(doc) -> str:
     return f"binlogkit report: {w['first'][:19].replace('T', ' ')}Z to {w['last'][:19].replace('T', ' ')}Z"
 
 
-def _wrap(text, width=100, indent=""):
+def _wrap(text, width=100, indent="", hang=""):
     import textwrap
-    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent,
-                         break_long_words=False, break_on_hyphens=False)
+    return textwrap.fill(text, width=width, initial_indent=indent,
+                         subsequent_indent=indent + hang, break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def _text_table(header, rows, indent="  "):
@@ -168,8 +173,10 @@ def to_text(doc: dict) -> str:
             lines.append(title)
         if table:
             lines.extend(_text_table(*table))
+            if paras:
+                lines.append("")
         for p in paras:
-            lines.append(_wrap(p, indent="  " if title else ""))
+            lines.append(_wrap(p, indent="  " if title else "", hang="    " if table else ""))
         lines.append("")
     return "\n".join(lines)
 
@@ -189,6 +196,11 @@ def to_markdown(doc: dict) -> str:
             lines.append("|" + "---|" * len(header))
             lines += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
             lines.append("")
-        for p in paras:
-            lines += [("**" + p + "**") if not title else ("- " + _md_cell(p) if table else p), ""]
+        if not title:
+            lines += ["**" + paras[0] + "**", ""]
+        elif table and paras:
+            lines += ["- " + _md_cell(p) for p in paras] + [""]
+        else:
+            for p in paras:
+                lines += [p, ""]
     return "\n".join(lines)
