@@ -469,3 +469,178 @@ def test_crc_of_inner_events_is_not_expected():
     body = decode(L.TRANSACTION_PAYLOAD_EVENT, body_bytes)
     assert sum(e.event_size for e in body.events) == len(body.payload)
     assert zlib.crc32(body.payload) == zlib.crc32(b"".join(bytes(e.data) for e in events))
+
+
+# -- TABLE_MAP optional metadata (rows_event.cpp Optional_metadata_fields) -----------
+
+def tlv(field_type, value):
+    return bytes([field_type]) + packed_int(len(value)) + value
+
+
+def table_map_body(types, meta, optional=b"", table_id=7, null_bits=None):
+    ncols = len(types)
+    body = table_id.to_bytes(6, "little") + b"\x01\x00"
+    body += b"\x04test\x00" + b"\x01t\x00" + packed_int(ncols) + bytes(types)
+    body += packed_int(len(meta)) + meta
+    body += null_bits if null_bits is not None else b"\xff" * ((ncols + 7) // 8)
+    return body + optional
+
+
+def strs(values):
+    return packed_int(len(values)) + b"".join(packed_int(len(v)) + v for v in values)
+
+
+# INT UNSIGNED, VARCHAR(50), ENUM, SET, TEXT, GEOMETRY, DECIMAL(10,2), BIGINT, JSON, VECTOR
+META_TYPES = [3, 15, 254, 254, 252, 255, 246, 8, 245, 242]
+META_BYTES = (struct.pack("<H", 200) + bytes([247, 1]) + bytes([248, 1]) + b"\x02" + b"\x04"
+              + bytes([10, 2]) + b"\x04" + b"\x04")
+
+
+def test_table_map_optional_metadata_full():
+    from binlogkit.binlog import table_metadata as T
+    optional = (tlv(L.TM_SIGNEDNESS, bytes([0b10100000]))           # INT unsigned, BIGINT unsigned
+                + tlv(L.TM_DEFAULT_CHARSET, packed_int(255) + packed_int(1) + packed_int(63))
+                + tlv(L.TM_COLUMN_NAME, b"".join(packed_int(len(n)) + n for n in (
+                    b"id", b"name", b"e", b"s", b"txt", b"g", b"price", b"big", b"doc", b"v")))
+                + tlv(L.TM_SET_STR_VALUE, strs([b"a", b"b", b"c"]))
+                + tlv(L.TM_ENUM_STR_VALUE, strs([b"x", b"yy"]))
+                + tlv(L.TM_GEOMETRY_TYPE, packed_int(1))
+                + tlv(L.TM_PRIMARY_KEY_WITH_PREFIX, packed_int(0) + packed_int(0)
+                      + packed_int(1) + packed_int(10))
+                + tlv(L.TM_ENUM_AND_SET_COLUMN_CHARSET, packed_int(8) + packed_int(33))
+                + tlv(L.TM_COLUMN_VISIBILITY, bytes([0b11111110, 0b11000000]))
+                + tlv(L.TM_VECTOR_DIMENSIONALITY, packed_int(3)))
+    tm = decode(L.TABLE_MAP_EVENT, table_map_body(META_TYPES, META_BYTES, optional))
+    md = tm.metadata
+    assert md.primary_key == [(0, 0), (1, 10)] and md.primary_key_with_prefix
+    cols = T.column_info(tm, md)
+    assert [c.name for c in cols] == [b"id", b"name", b"e", b"s", b"txt", b"g", b"price", b"big",
+                                      b"doc", b"v"]
+    assert [c.type for c in cols][:4] == [3, 15, 247, 248]
+    assert [c.unsigned for c in cols] == [True, None, None, None, None, None, False, True, None, None]
+    # character columns (VARCHAR, TEXT, VECTOR): default 255, column #1 of them is 63
+    assert [c.collation for c in cols] == [None, 255, 8, 33, 63, None, None, None, None, 255]
+    assert (cols[2].enum_values, cols[3].set_values) == ([b"x", b"yy"], [b"a", b"b", b"c"])
+    assert cols[5].geometry_type == 1 and cols[9].vector_dimensionality == 3
+    assert [c.visible for c in cols] == [True] * 7 + [False, True, True]
+    assert (cols[0].primary_key_prefix, cols[1].primary_key_prefix, cols[2].primary_key_prefix) == \
+        (0, 10, None)
+    # MariaDB counts GEOMETRY as a character column
+    assert [c.collation for c in T.column_info(tm, md, mariadb=True)][4:6] == [63, 255]
+
+
+def test_table_map_optional_metadata_minimal_and_broken():
+    from binlogkit.binlog import table_metadata as T
+    optional = (tlv(L.TM_SIGNEDNESS, b"\x00") + tlv(L.TM_COLUMN_CHARSET, packed_int(45) + packed_int(63))
+                + tlv(L.TM_SIMPLE_PRIMARY_KEY, packed_int(0)) + tlv(99, b"zz"))
+    tm = decode(L.TABLE_MAP_EVENT, table_map_body([3, 15, 252], struct.pack("<H", 40) + b"\x02",
+                                                  optional))
+    md = tm.metadata
+    assert md.unknown == {99: b"zz"} and md.primary_key == [(0, 0)]
+    assert not md.primary_key_with_prefix and md.column_names is None
+    assert [(c.unsigned, c.collation) for c in T.column_info(tm)] == [(False, None), (None, 45),
+                                                                     (None, 63)]
+    broken = decode(L.TABLE_MAP_EVENT, table_map_body([3], b"", b"\x04\x05\x01a"))
+    with pytest.raises(ValueError):
+        broken.metadata
+    assert decode(L.TABLE_MAP_EVENT, table_map_body([3], b"")).metadata.signedness is None
+
+
+# -- row images: VECTOR, PARTIAL_UPDATE_ROWS, rows v2 extra data ---------------------------
+
+def rows_body(type_code, width, cols, images, extra=b"", cols_ai=None):
+    body = (7).to_bytes(6, "little") + struct.pack("<H", 1)
+    body += struct.pack("<H", 2 + len(extra)) + extra
+    body += packed_int(width) + cols + (cols_ai if cols_ai is not None else b"")
+    return body + images
+
+
+def test_vector_column_rows():
+    from binlogkit.binlog.rowvalues import iter_rows
+    tm = decode(L.TABLE_MAP_EVENT, table_map_body([8, 242], b"\x04"))
+    assert tm.column_meta == [0, 4]
+    vec = struct.pack("<3f", 1.5, -2.0, 0.25)
+    image = b"\x00" + struct.pack("<q", 5) + struct.pack("<I", len(vec)) + vec
+    body = decode(L.WRITE_ROWS_EVENT, rows_body(L.WRITE_ROWS_EVENT, 2, b"\x03", image * 2))
+    rows = list(iter_rows(tm, body))
+    assert rows == [(None, [5, vec])] * 2
+    assert struct.unpack("<3f", rows[0][1][1]) == (1.5, -2.0, 0.25)
+
+
+def test_partial_update_rows_json_diffs():
+    from binlogkit.binlog.json_binary import PartialJson
+    from binlogkit.binlog.rowvalues import iter_rows
+    # INT, JSON, VARCHAR(100), JSON
+    tm = decode(L.TABLE_MAP_EVENT, table_map_body([3, 245, 15, 245], b"\x04" + struct.pack("<H", 100)
+                                                  + b"\x04"))
+    value = b"\x05\x1a\x00"                                    # int16 26
+    diffs = b"\x00\x05$.age" + bytes([len(value)]) + value + b"\x02\x04$.xx"
+    before = b"\x00" + struct.pack("<i", 1)                      # cols: id only
+    # after: value_options=PARTIAL_JSON_UPDATES, partial bits (JSON #0 yes, #1 no), image of
+    # cols {1, 3}: null bits, diff of column 1, full document of column 3
+    doc = b"\x04\x01"
+    after = (b"\x01" + b"\x01" + b"\x00" + struct.pack("<I", len(diffs)) + diffs
+             + struct.pack("<I", len(doc)) + doc)
+    body = decode(L.PARTIAL_UPDATE_ROWS_EVENT,
+                  rows_body(L.PARTIAL_UPDATE_ROWS_EVENT, 4, b"\x01", before + after, cols_ai=b"\x0a"))
+    assert body.type_code == L.PARTIAL_UPDATE_ROWS_EVENT and body.kind == "update"
+    [(bi, ai)] = list(iter_rows(tm, body))
+    assert bi[0] == 1 and ai[3] == doc
+    assert isinstance(ai[1], PartialJson)
+    assert [(d.function_name, d.path, d.value) for d in ai[1].diffs] == [
+        ("JSON_REPLACE", b"$.age", 26), ("JSON_REMOVE", b"$.xx", None)]
+    # value_options 0: a plain after image
+    plain = b"\x00" + b"\x00" + struct.pack("<I", len(doc)) + doc + struct.pack("<I", len(doc)) + doc
+    body = decode(L.PARTIAL_UPDATE_ROWS_EVENT,
+                  rows_body(L.PARTIAL_UPDATE_ROWS_EVENT, 4, b"\x01", before + plain, cols_ai=b"\x0a"))
+    assert list(iter_rows(tm, body))[0][1][1] == doc
+
+
+def test_rows_v2_extra_data_kept_and_parsed():
+    extra = bytes([L.EXTRA_ROW_INFO_PART]) + struct.pack("<HH", 2, 1)
+    body = decode(L.UPDATE_ROWS_EVENT, rows_body(L.UPDATE_ROWS_EVENT, 1, b"\x01", b"",
+                                                 extra=extra, cols_ai=b"\x01"))
+    info = M.parse_extra_row_info(body.extra_data, L.UPDATE_ROWS_EVENT)
+    assert (info.partition_id, info.source_partition_id) == (2, 1)
+
+
+# -- pre-GA 5.1 trees: event ids renumbered by the FDE, old rows events ------------------
+
+def pre_ga_binlog():
+    """A binlog as the mysql-5.1-wl2325 tree wrote it: TABLE_MAP=16, rows 17-19, XID=20."""
+    post = bytes([56, 13, 0, 8, 0, 18, 0, 4, 4, 4, 4, 18, 0, 0, 79, 6, 6, 6, 6, 0, 4, 26])
+    fde = struct.pack("<H50sIB", 4, b"5.2.2-a_drop6p13-debug-log", 1199978482, 19) + post
+    table_map = b"\x00\x00\x00\x00\x00\x00\x04test\x00\x02t1\x00\x02\x03\xfe"
+    row = lambda a, b: b"\xf9" + struct.pack("<i", a) + bytes([len(b)]) + b   # noqa: E731
+    write = b"\x00\x00\x00\x00\x01\x00\x02\xff" + row(0, b"one") + row(1, b"two")
+    update = b"\x00\x00\x00\x00\x01\x00\x02\xff" + row(1, b"two") + row(1, b"2")
+    events = [(15, fde), (16, table_map), (17, write), (16, table_map), (18, update),
+              (20, struct.pack("<Q", 9))]
+    out, pos = bytearray(L.BINLOG_MAGIC), 4
+    for type_code, body in events:
+        size = 19 + len(body)
+        out += L.COMMON_HEADER.pack(1199978482, type_code, 1, size, pos + size, 0) + body
+        pos += size
+    return bytes(out)
+
+
+def test_pre_ga_event_ids_and_rows():
+    import io
+    from binlogkit.binlog.reader import BinlogReader
+    from binlogkit.binlog.rowvalues import iter_rows
+    with BinlogReader("pre-ga", stream=io.BytesIO(pre_ga_binlog())) as reader:
+        reader.read_magic()
+        seen, tables, rows = [], {}, []
+        for raw in reader.events():
+            seen.append(raw.type_code)
+            body = decode_event(raw, reader.fde)
+            if raw.type_code == L.TABLE_MAP_EVENT:
+                tables[body.table_id] = body
+            elif raw.type_code in (L.PRE_GA_WRITE_ROWS_EVENT, L.PRE_GA_UPDATE_ROWS_EVENT):
+                rows += list(iter_rows(tables[body.table_id], body))
+            elif raw.type_code == L.XID_EVENT:
+                assert body.xid == 9
+        assert reader.fde.post_header(L.TABLE_MAP_EVENT) == 6
+        assert reader.fde.post_header(L.XID_EVENT) == 0
+    assert seen == [15, 19, 20, 19, 21, 16]
+    assert rows == [(None, [0, b"one"]), (None, [1, b"two"]), ([1, b"two"], [1, b"2"])]

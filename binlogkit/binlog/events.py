@@ -22,14 +22,19 @@ def register(*type_codes):
     return wrap
 
 
-def decode_event(raw, fde):
-    """Decode the body of RawEvent `raw` under format description `fde`."""
+def decode_event(raw, fde, path=None):
+    """Decode the body of RawEvent `raw` under format description `fde`.
+
+    A malformed body raises EventDecodeError with the event's offset and
+    type, and `path` (the file's name, e.g. BinlogReader.display_name).
+    """
     decoder = DECODERS.get(raw.type_code, decode_unknown)
     try:
         return decoder(raw.payload, raw, fde)
     except (IndexError, ValueError, struct.error, zlib.error) as exc:
         raise EventDecodeError(f"malformed {L.TYPE_NAMES.get(raw.type_code, 'Unknown')} "
-                               f"event: {exc}", offset=raw.pos, type_code=raw.type_code) from None
+                               f"event: {exc}", path=path, offset=raw.pos,
+                               type_code=raw.type_code) from None
 
 
 @dataclass(slots=True)

@@ -447,3 +447,9 @@ def parse_json_diffs(data):
         pos += value_len
         diffs.append(JsonDiff(operation, path, parse_json(raw), raw))
     return diffs
+
+
+class PartialJson(NamedTuple):
+    """A JSON column of a PARTIAL_UPDATE_ROWS after image: the diffs, not a document."""
+    diffs: list             # of JsonDiff
+    data: bytes             # the diff vector as stored (after its 4-byte length)

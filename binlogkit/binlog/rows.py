@@ -35,6 +35,7 @@ MYSQL_TYPE_DATETIME2 = 18
 MYSQL_TYPE_TIME2 = 19
 MYSQL_TYPE_VARCHAR_COMPRESSED = 140
 MYSQL_TYPE_BLOB_COMPRESSED = 141
+MYSQL_TYPE_VECTOR = 242
 MYSQL_TYPE_JSON = 245
 MYSQL_TYPE_NEWDECIMAL = 246
 MYSQL_TYPE_ENUM = 247
@@ -50,7 +51,8 @@ MYSQL_TYPE_GEOMETRY = 255
 _META_1 = frozenset({MYSQL_TYPE_FLOAT, MYSQL_TYPE_DOUBLE, MYSQL_TYPE_BLOB,
                      MYSQL_TYPE_BLOB_COMPRESSED, MYSQL_TYPE_GEOMETRY, MYSQL_TYPE_JSON,
                      MYSQL_TYPE_TIME2, MYSQL_TYPE_DATETIME2, MYSQL_TYPE_TIMESTAMP2,
-                     MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_MEDIUM_BLOB, MYSQL_TYPE_LONG_BLOB})
+                     MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_MEDIUM_BLOB, MYSQL_TYPE_LONG_BLOB,
+                     MYSQL_TYPE_VECTOR})
 _META_2_LE = frozenset({MYSQL_TYPE_VARCHAR, MYSQL_TYPE_VARCHAR_COMPRESSED, MYSQL_TYPE_VAR_STRING})
 _META_2_BE = frozenset({MYSQL_TYPE_NEWDECIMAL, MYSQL_TYPE_SET, MYSQL_TYPE_ENUM, MYSQL_TYPE_STRING})
 _FIXED_SIZE = {
@@ -101,6 +103,12 @@ class TableMapBody:
     def nullable(self, index):
         return (self.null_bits[index // 8] >> (index % 8)) & 1
 
+    @property
+    def metadata(self):
+        """The optional metadata, parsed (table_metadata.OptionalMetadata)."""
+        from binlogkit.binlog.table_metadata import parse_optional_metadata
+        return parse_optional_metadata(self.optional_metadata)
+
 
 def _table_id(data, pos, post_len):
     if post_len == 6:
@@ -140,6 +148,10 @@ def _decode_table_map(data, header_len, post_len):
     ncols, pos = net_field_length(data, pos)
     types = bytes(data[pos:pos + ncols])
     pos += ncols
+    if pos == len(data) and len(types) == ncols:
+        # pre-GA 5.1 table maps end with the types: no metadata, no null bitmap
+        return TableMapBody(table_id, flags, db, table, types, [0] * ncols,
+                            b"\xff" * ((ncols + 7) // 8), b"")
     meta_len, pos = net_field_length(data, pos)
     meta = bytes(data[pos:pos + meta_len])
     pos += meta_len
@@ -163,6 +175,7 @@ class RowsBody:
     rows: bytes             # the row images, uncompressed
     extra_data: bytes = None
     rows_offset: int = 0    # where the (possibly compressed) rows start in the event
+    type_code: int = 0      # the event's type (PARTIAL_UPDATE_ROWS, pre-GA: mysql_rows)
 
     @property
     def stmt_end(self):
@@ -193,7 +206,7 @@ def decode_rows(data, raw, fde):
     pos += nbytes
     kind = L.ROWS_GENERAL_KIND[raw.type_code]
     cols_ai = cols
-    if kind == "update":
+    if kind == "update" and raw.type_code != L.PRE_GA_UPDATE_ROWS_EVENT:  # one bitmap
         cols_ai = bytes(data[pos:pos + nbytes])
         pos += nbytes
     if len(cols) != nbytes or len(cols_ai) != nbytes:
@@ -201,7 +214,8 @@ def decode_rows(data, raw, fde):
     rows = data[pos:]
     if raw.type_code in L.COMPRESSED_ROWS_EVENT_TYPES:
         rows = uncompress_binlog(rows)
-    return RowsBody(table_id, flags, kind, width, cols, cols_ai, bytes(rows), extra, pos)
+    return RowsBody(table_id, flags, kind, width, cols, cols_ai, bytes(rows), extra, pos,
+                    raw.type_code)
 
 
 def uncompressed_event(raw, body, fde):
@@ -252,7 +266,7 @@ def field_size(col_type, meta, data, pos):
         return meta & 0xFF
     if col_type in (MYSQL_TYPE_BLOB, MYSQL_TYPE_BLOB_COMPRESSED, MYSQL_TYPE_GEOMETRY,
                     MYSQL_TYPE_JSON, MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_MEDIUM_BLOB,
-                    MYSQL_TYPE_LONG_BLOB):
+                    MYSQL_TYPE_LONG_BLOB, MYSQL_TYPE_VECTOR):
         return meta + int.from_bytes(data[pos:pos + meta], "little")
     if col_type == MYSQL_TYPE_BIT:
         return ((meta >> 8) & 0xFF) + (1 if meta & 0xFF else 0)
@@ -270,7 +284,7 @@ def field_size(col_type, meta, data, pos):
 NO_EVENT_LENGTH = frozenset({MYSQL_TYPE_GEOMETRY, MYSQL_TYPE_VARCHAR_COMPRESSED,
                              MYSQL_TYPE_BLOB_COMPRESSED, MYSQL_TYPE_DECIMAL, MYSQL_TYPE_NULL,
                              MYSQL_TYPE_JSON, MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_MEDIUM_BLOB,
-                             MYSQL_TYPE_LONG_BLOB})
+                             MYSQL_TYPE_LONG_BLOB, MYSQL_TYPE_VECTOR})
 
 
 def image_length(table_map, cols, data, pos, end, client_rules=False):

@@ -33,6 +33,8 @@ type and metadata):
   ENUM                             int (1-based index, 0 = '')
   SET                              int (bit i = member i)
   CHAR/VARCHAR/BLOB/TEXT/GEOMETRY/JSON   bytes, as stored (no charset decoding)
+  VECTOR                           bytes, as stored (float32 little-endian)
+  JSON diffs (PARTIAL_UPDATE_ROWS) json_binary.PartialJson
 
 NULL is None; a column absent from the image (not in the columns bitmap) is
 `ABSENT`.  Date/time tuples offer ``to_python()`` giving a `datetime` object,
@@ -45,6 +47,9 @@ from typing import NamedTuple
 
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
+
+# PARTIAL_UPDATE_ROWS and pre-GA rows events: images decoded by binlogkit.binlog.mysql_rows
+SPECIAL_ROWS_EVENT_TYPES = frozenset({20, 21, 22, 39})
 
 __all__ = [
     "ABSENT", "Bits", "Date", "DateTime", "Time", "Timestamp", "CorruptRowError",
@@ -78,10 +83,11 @@ class CorruptRowError(ValueError):
 class UnsupportedTypeError(ValueError):
     """A column type mariadb-binlog cannot print either (old DECIMAL, compressed...)."""
 
-    def __init__(self, col_type, meta):
+    def __init__(self, col_type, meta, column=None):
         super().__init__(f"unsupported column type {col_type} meta {meta}")
         self.col_type = col_type
         self.meta = meta
+        self.column = column      # 0-based index of the column, when known
 
 
 class Bits(NamedTuple):
@@ -186,7 +192,7 @@ _DBL = struct.Struct("<d").unpack_from
 _INT_SIZES = {R.MYSQL_TYPE_TINY: 1, R.MYSQL_TYPE_SHORT: 2, R.MYSQL_TYPE_INT24: 3,
               R.MYSQL_TYPE_LONG: 4, R.MYSQL_TYPE_LONGLONG: 8}
 _BLOB_TYPES = frozenset({R.MYSQL_TYPE_BLOB, R.MYSQL_TYPE_TINY_BLOB, R.MYSQL_TYPE_MEDIUM_BLOB,
-                         R.MYSQL_TYPE_LONG_BLOB, R.MYSQL_TYPE_JSON})
+                         R.MYSQL_TYPE_LONG_BLOB, R.MYSQL_TYPE_JSON, R.MYSQL_TYPE_VECTOR})
 _FRAC_SCALE = (1, 100000, 10000, 1000, 100, 10, 1)
 
 
@@ -426,6 +432,10 @@ def iter_rows(table_map, rows_body):
     decoder (`read_image`), so the values are always the reference's.
     Raises CorruptRowError at the first image that cannot be walked.
     """
+    if rows_body.type_code in SPECIAL_ROWS_EVENT_TYPES:   # partial JSON, pre-GA layouts
+        from binlogkit.binlog.mysql_rows import iter_special_rows
+        yield from iter_special_rows(table_map, rows_body)
+        return
     from binlogkit.binlog.rowcompile import read_image_fast, value_layout
     data = rows_body.rows
     if not isinstance(data, bytes):
