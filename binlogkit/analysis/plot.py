@@ -95,7 +95,8 @@ def plot_timeline(ax, statements: pd.DataFrame, rotations: pd.DataFrame | None =
                                              if coarse else ""))
     ax.xaxis.set_major_formatter(mdates.DateFormatter("%H:%M:%S"))
     ax.grid(True, which="major", alpha=0.25)
-    ax.legend(loc="upper left", fontsize=8, framealpha=0.85, markerscale=2)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8, framealpha=0.85,
+              markerscale=2, borderaxespad=0.0)
     return ax
 
 
