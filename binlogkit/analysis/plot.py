@@ -75,8 +75,10 @@ def plot_timeline(ax, statements: pd.DataFrame, rotations: pd.DataFrame | None =
     """Draw the timeline on ``ax``; returns ``ax``."""
     import matplotlib.dates as mdates
     st = _sample(statements, max_points, threshold or 0.5)
-    half = pd.to_timedelta(st["time_res_s"] / 2, unit="s") if "time_res_s" in st else 0
-    x = _naive(pd.to_datetime(st["end"], utc=True) + half)
+    end = pd.to_datetime(st["end"], utc=True)
+    if "time_res_s" in st:
+        end = end + pd.to_timedelta(st["time_res_s"] / 2, unit="s")
+    x = _naive(end)
     y = np.maximum(st["query_time"].to_numpy(dtype=float), MIN_Y)
     kinds = _kinds(st).to_numpy()
     for kind, color in KIND_COLORS.items():
@@ -95,8 +97,9 @@ def plot_timeline(ax, statements: pd.DataFrame, rotations: pd.DataFrame | None =
                                              if coarse else ""))
     ax.xaxis.set_major_formatter(mdates.DateFormatter("%H:%M:%S"))
     ax.grid(True, which="major", alpha=0.25)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8, framealpha=0.85,
-              markerscale=2, borderaxespad=0.0)
+    if ax.get_legend_handles_labels()[1]:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=8, framealpha=0.85,
+                  markerscale=2, borderaxespad=0.0)
     return ax
 
 
