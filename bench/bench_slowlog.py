@@ -1,18 +1,35 @@
 #!/usr/bin/env python3
 """Benchmark ``binlogkit slowlog digest`` against pt-query-digest on one big log.
 
-    python bench/bench_slowlog.py [--mb 110] [--log /tmp/big-slow.log]
+    python bench/bench_slowlog.py [--mb 110] [--log /tmp/binlogkit-bench-slow.log] [-n 3]
+                                  [--jobs 2] [--format json]
 
 Builds (once) a MariaDB-style slow log of about ``--mb`` MB from the workload
 shapes in fixtures/slowlog (varying literals, several classes), then runs both
-tools on it in this run and prints seconds, MB/s, peak RSS and the ratio.
+tools on it alternately ``-n`` times (stdout to a temp file) and prints for
+each tool the median and minimum wall time, CPU time (user+sys, the child
+process of binlogkit included), MB/s and peak RSS, and the ratio of the
+medians measured in this run.  Peak RSS is wait4's ru_maxrss (the largest
+single process); "tree" is the largest sum of the RSS of the tool's processes,
+sampled from /proc every 20 ms (binlogkit runs two processes on a big file).
+
+Both reports must agree: every class has the same ID, count and Query_time
+sum (pt prints it with 6 decimals), or the run fails.  No other assertions:
+this only measures.
 """
+
+from __future__ import annotations
+
 import argparse
+import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 TEMPLATES = [
@@ -54,34 +71,107 @@ def build(path, mb):
             i += 1
 
 
-def run(cmd):
-    t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - t
+def _tree_rss_kib(pid):
+    """RSS of pid and its descendants (KiB), from /proc."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+                        break
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    return total
+
+
+def run(cmd, out_path):
+    """(wall s, cpu s, peak RSS MiB, tree RSS MiB) of one run; stdout to out_path."""
+    with open(out_path, "wb") as out:
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
+        tree = [0]
+        done = threading.Event()
+
+        def sample():
+            while not done.wait(0.02):
+                tree[0] = max(tree[0], _tree_rss_kib(proc.pid))
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        _, status, ru = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - t
+        done.set()
+        sampler.join()
+    err = proc.stderr.read()
+    proc.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(cmd)}: {proc.stderr.read().decode()[-500:]}")
-    return elapsed, ru.ru_maxrss / 1024.0
+        sys.exit(f"failed: {' '.join(cmd)}: {err.decode(errors='replace')[-500:]}")
+    return elapsed, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, tree[0] / 1024.0
+
+
+def classes_of(path, tool):
+    text = open(path, "rb").read()
+    d = json.loads(text) if text.strip() else {"classes": []}
+    if tool == "pt":
+        return {c["checksum"]: (c["query_count"], c["metrics"]["Query_time"]["sum"])
+                for c in d["classes"]}
+    return {c["id"]: (c["count"], "%.6f" % c["query_time"]["sum"]) for c in d["classes"]}
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=int, default=110)
     ap.add_argument("--log", default="/tmp/binlogkit-bench-slow.log")
+    ap.add_argument("-n", "--runs", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=2, help="binlogkit --jobs")
+    ap.add_argument("--format", default="json", choices=["json", "text"],
+                    help="binlogkit's report format (json is checked against pt's)")
     args = ap.parse_args()
     if not os.path.exists(args.log) or os.path.getsize(args.log) < args.mb * 1_000_000:
         build(args.log, args.mb)
     size = os.path.getsize(args.log) / 1e6
-    ours = run([sys.executable, "-m", "binlogkit", "slowlog", "digest", args.log,
-                "--server-tz", "UTC", "--format", "json", "--limit", "0"])
-    print(f"log: {args.log} {size:.1f} MB")
-    print(f"binlogkit slowlog digest: {ours[0]:7.2f} s  {size / ours[0]:6.1f} MB/s  peak RSS {ours[1]:6.1f} MB")
-    if shutil.which("pt-query-digest") is None:
+    tools = {"binlogkit": [sys.executable, "-m", "binlogkit", "slowlog", "digest", args.log,
+                           "--server-tz", "UTC", "--format", args.format, "--limit", "0",
+                           "--jobs", str(args.jobs)]}
+    if shutil.which("pt-query-digest"):
+        tools["pt-query-digest"] = ["pt-query-digest", "--no-version-check", "--output", "json",
+                                    "--limit", "100%:1000000", args.log]
+    else:
         print("pt-query-digest not installed: no ratio")
-        return
-    pt = run(["pt-query-digest", "--no-version-check", "--output", "json", args.log])
-    print(f"pt-query-digest:          {pt[0]:7.2f} s  {size / pt[0]:6.1f} MB/s  peak RSS {pt[1]:6.1f} MB")
-    print(f"ratio (pt / binlogkit):   {pt[0] / ours[0]:.2f}x")
+    results = {name: [] for name in tools}
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = {name: os.path.join(tmp, name + ".out") for name in tools}
+        for i in range(args.runs):
+            for name, cmd in tools.items():
+                got = run(cmd, outs[name])
+                results[name].append(got)
+                print(f"run {i + 1}/{args.runs} {name:16s} wall {got[0]:7.2f} s  cpu {got[1]:7.2f} s"
+                      f"  peak RSS {got[2]:6.1f} MiB  tree {got[3]:6.1f} MiB", file=sys.stderr)
+        if "pt-query-digest" in tools and args.format == "json":
+            ours, pts = classes_of(outs["binlogkit"], "ours"), classes_of(outs["pt-query-digest"], "pt")
+            if ours != pts:
+                sys.exit(f"reports differ: {len(ours)} vs {len(pts)} classes")
+            print(f"reports agree: {len(ours)} classes, same IDs, counts and Query_time sums")
+    print(f"log: {args.log} {size:.1f} MB, {args.runs} alternating runs, binlogkit --jobs {args.jobs}")
+    print(f"{'tool':16s} {'median s':>9s} {'min s':>7s} {'cpu s':>7s} {'MB/s':>7s} "
+          f"{'peak RSS MiB':>13s} {'tree MiB':>9s}")
+    med = {}
+    for name, rs in results.items():
+        walls = [r[0] for r in rs]
+        med[name] = statistics.median(walls)
+        print(f"{name:16s} {med[name]:9.2f} {min(walls):7.2f} {statistics.median(r[1] for r in rs):7.2f}"
+              f" {size / med[name]:7.1f} {max(r[2] for r in rs):13.1f} {max(r[3] for r in rs):9.1f}")
+    if "pt-query-digest" in med:
+        per_run = [p[0] / b[0] for b, p in zip(results["binlogkit"], results["pt-query-digest"])]
+        print(f"ratio pt-query-digest / binlogkit (median wall): {med['pt-query-digest'] / med['binlogkit']:.1f}x"
+              f"  (per run: {', '.join(f'{r:.1f}x' for r in per_run)})")
+        cpu = [statistics.median(r[1] for r in results[n]) for n in ("pt-query-digest", "binlogkit")]
+        print(f"ratio of CPU time: {cpu[0] / cpu[1]:.1f}x")
 
 
 if __name__ == "__main__":

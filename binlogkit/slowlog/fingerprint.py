@@ -27,6 +27,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from binlogkit.slowlog.distill import distill  # noqa: F401  (re-exported)
+
 __all__ = ["fingerprint", "query_id", "short_id", "distill", "Fingerprinter"]
 
 _I, _S = re.IGNORECASE, re.DOTALL
@@ -222,61 +224,3 @@ def query_id(fp) -> str:
 def short_id(fp) -> str:
     """The right-most 16 hex digits of :func:`query_id` (go-mysql / PMM style)."""
     return query_id(fp)[16:]
-
-
-# -- distill -----------------------------------------------------------------
-
-_VERBS = re.compile(
-    rb"^SHOW|^FLUSH|^COMMIT|^ROLLBACK|^BEGIN|SELECT|INSERT|UPDATE|DELETE|REPLACE|^SET"
-    rb"|UNION|^START|^LOCK", _I)
-_VERB_WORD = re.compile(rb"\b(" + _VERBS.pattern + rb")\b", _I)
-_DDL = re.compile(rb"\s*(CREATE|ALTER|DROP|TRUNCATE|RENAME)\b", _I)
-_DDL_OBJ = re.compile(rb"\b(DATABASE|TABLE)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?([`\w.$]+)", _I)
-_TABLE_REF = re.compile(
-    rb"\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+((?:`[^`]+`|[\w$]+)(?:\.(?:`[^`]+`|[\w$]+))?"
-    rb"(?:\s*,\s*(?:`[^`]+`|[\w$]+)(?:\.(?:`[^`]+`|[\w$]+))?)*)", _I)
-_DIGITS_IN_NAME = re.compile(rb"(_?)[0-9]+")
-
-
-def distill(query) -> str:
-    """A "super-fingerprint": the verbs and tables, e.g. ``SELECT db?.t_?``.
-
-    Follows the shape of pt-query-digest's ``--group-by distill`` (verbs
-    upper-cased, consecutive duplicates dropped, digits in table names
-    abstracted); table extraction is a simpler scanner than pt's.
-    """
-    q = query.decode("utf-8", "surrogateescape") if isinstance(query, bytes) else query
-    raw = q.encode("utf-8", "surrogateescape")
-    if raw.startswith(b"administrator command:"):
-        return raw.replace(b"administrator command:", b"ADMIN", 1).upper().decode()
-    m = _CALL.match(raw)
-    if m:
-        return "CALL " + m.group(1).split(None, 1)[1].decode("utf-8", "replace")
-    raw = _OL_COMMENT.sub(b"", _ML_COMMENT.sub(b"", raw))
-    if re.match(rb"\s*use\s+", raw):
-        return "USE"
-    if re.match(rb"\s*SHOW\s+", raw, _I):
-        words = re.sub(rb"\s+(?:SESSION|FULL|STORAGE|ENGINE)\b", b" ", raw.upper())
-        words = re.sub(rb"\s+(?:FOR|FROM|LIKE|WHERE|LIMIT|IN)\b.+", b"", words, flags=_S)
-        return b" ".join(words.split()[:3]).decode("utf-8", "replace")
-    ddl = _DDL.match(raw)
-    if ddl:
-        obj = _DDL_OBJ.search(raw)
-        parts = [ddl.group(1).upper()]
-        if obj:
-            parts += [obj.group(1).upper(), obj.group(2).replace(b"`", b"")]
-        return b" ".join(parts).decode("utf-8", "replace")
-    verbs = []
-    for v in _VERB_WORD.findall(raw):
-        v = v.upper()
-        if not verbs or verbs[-1] != v:
-            verbs.append(v)
-    if verbs[:1] == [b"SELECT"] and len(verbs) > 1:
-        verbs = [b"SELECT", b"UNION"] if b"UNION" in verbs else [b"SELECT"]
-    tables = []
-    for group in _TABLE_REF.findall(raw):
-        for name in group.split(b","):
-            name = _DIGITS_IN_NAME.sub(rb"\1?", name.strip().replace(b"`", b""))
-            if name and (not tables or tables[-1] != name):
-                tables.append(name)
-    return b" ".join(verbs + tables).decode("utf-8", "replace")
