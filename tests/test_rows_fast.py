@@ -112,7 +112,8 @@ COLUMN_KINDS = [
     _fixed(R.MYSQL_TYPE_INT24, 0, 3), _fixed(R.MYSQL_TYPE_LONG, 0, 4),
     _fixed(R.MYSQL_TYPE_LONGLONG, 0, 8), _fixed(R.MYSQL_TYPE_FLOAT, 4, 4),
     _fixed(R.MYSQL_TYPE_DOUBLE, 8, 8), _fixed(R.MYSQL_TYPE_YEAR, 0, 1),
-    _fixed(R.MYSQL_TYPE_DATE, 0, 3), _fixed(R.MYSQL_TYPE_TIME, 0, 3),
+    _fixed(R.MYSQL_TYPE_DATE, 0, 3), _fixed(R.MYSQL_TYPE_NEWDATE, 0, 3),
+    _fixed(R.MYSQL_TYPE_TIME, 0, 3),
     _fixed(R.MYSQL_TYPE_DATETIME, 0, 8), _fixed(R.MYSQL_TYPE_TIMESTAMP, 0, 4),
     _dec(1, 0), _dec(10, 2), _dec(12, 3), _dec(18, 9), _dec(9, 9), _dec(20, 0), _dec(65, 30),
     *[_fixed(R.MYSQL_TYPE_TIME2, fsp, 3 + (fsp + 1) // 2) for fsp in range(7)],
@@ -132,6 +133,7 @@ COLUMN_KINDS = [
     _fixed(R.MYSQL_TYPE_TIME2, 7, 7), _var(R.MYSQL_TYPE_BLOB, 0, 1),
     _var(R.MYSQL_TYPE_STRING, 5, 1), _fixed(R.MYSQL_TYPE_STRING, (R.MYSQL_TYPE_ENUM << 8) | 3, 3),
     _fixed(R.MYSQL_TYPE_BIT, 9, 2), _var(R.MYSQL_TYPE_JSON, 4, 4), _fixed(R.MYSQL_TYPE_NULL, 0, 0),
+    _var(R.MYSQL_TYPE_TINY_BLOB, 1, 1), _fixed(R.MYSQL_TYPE_DECIMAL, 0, 2), _fixed(200, 0, 1),
 ]
 
 

@@ -300,30 +300,38 @@ class BinlogReader:
     def events(self, start=None):
         """Yield RawEvents from `start` (default: just after the magic)."""
         pos = BIN_LOG_HEADER_SIZE if start is None else start
-        frame = self._next_buffered if speedups is None or self.verify_checksum else None
-        has_crc = self.fde.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32
         while True:
-            if self.fde.event_type_permutation is not None:
-                event = None    # pre-GA ids: _frame renumbers them
-            elif frame is not None:
-                event = frame(pos)
-            else:
-                event = speedups.frame(self._buf, pos - self._buf_pos, pos, has_crc)
+            event = self.next_event(pos)
             if event is None:
-                event = self.read_event_at(pos)
-                if event is None:
-                    return
-                has_crc = self.fde.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32
+                return
             yield event
             pos += event.event_size
-            if pos - self._buf_pos > CHUNK_SIZE:
-                self._discard_before(pos)
+
+    def next_event(self, pos):
+        """The RawEvent at file offset `pos`, or None at a clean end of file.
+
+        Callers go forward: the buffer before `pos` may be dropped."""
+        if pos - self._buf_pos > CHUNK_SIZE:
+            self._discard_before(pos)
+        event = None
+        if self.verify_checksum or self.fde.event_type_permutation is not None:
+            pass                # the slow path checks CRCs and renumbers pre-GA ids
+        elif speedups is not None:
+            event = speedups.frame(self._buf, pos - self._buf_pos, pos,
+                                   self.fde.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32)
+        else:
+            event = self._next_buffered(pos)
+        if event is None:
+            event = self.read_event_at(pos)
+        return event
+
+    def buffered(self, pos):
+        """(buffer, index of `pos` in it): what is read already, for batch printers."""
+        return self._buf, pos - self._buf_pos
 
     def _next_buffered(self, pos):
         """read_event_at's common case (speedups.frame in C): a whole non-FDE
         event already in the buffer.  None means: take the slow path."""
-        if self.verify_checksum:
-            return None
         buf = self._buf
         rel = pos - self._buf_pos
         if rel + LOG_EVENT_HEADER_LEN > len(buf):

@@ -8,6 +8,7 @@ been written, so the CLI can print one line and exit 1 like the real tool.
 """
 import os
 
+from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event
@@ -36,6 +37,19 @@ KNOWN_TYPES = frozenset(SIMPLE_PRINTERS) | L.ROWS_EVENT_TYPES | {
     L.BEGIN_LOAD_QUERY_EVENT, L.APPEND_BLOCK_EVENT, L.EXECUTE_LOAD_QUERY_EVENT,
     L.ANNOTATE_ROWS_EVENT, L.TABLE_MAP_EVENT,
 }
+
+
+def fast_rows_eligible(opts):
+    """Whether speedups.print_row_statements may print row statements: only
+    with the options under which its text is the handlers' (the default
+    output, start/stop positions and datetimes).  Any option that changes
+    how Annotate_rows, Table_map or rows events print must be listed here."""
+    return (speedups is not None and not opts.short_form and not opts.hexdump
+            and not opts.verbose and opts.base64_output in (BASE64_AUTO, BASE64_ALWAYS)
+            and opts.print_row_count and opts.print_row_event_positions
+            and not opts.skip_annotate_row_events and opts.database is None
+            and opts.table is None and not opts.server_id and not opts.verify_checksum
+            and not opts.print_table_metadata)
 
 
 class StopDump(Exception):
@@ -67,6 +81,8 @@ class Printer:
         self._print_at = not options.short_form and options.print_row_event_positions
         self.encoded = P.do_print_encoded(self)
         self._table_map_texts = {}
+        self._fast = fast_rows_eligible(options)
+        self._fast_context = None   # speedups.print_row_statements' ctx, per file and format
 
     @property
     def load_dir(self):
@@ -171,6 +187,7 @@ class Printer:
     def dump_file(self, path, start_position, stop_position, stream=None):
         """dump_log_entries + dump_local_log_entries for one file."""
         self.state = PrintState()
+        self._fast_context = None
         self.write(b"DELIMITER /*!*/;\n")
         reader = BinlogReader(path, start_position=start_position,
                               verify_checksum=self.options.verify_checksum, stream=stream)
@@ -197,17 +214,70 @@ class Printer:
                 if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
                     self.process_event(reader, fde, stop_position)
         process = self.process_event
+        pos = max(start_position, L.BIN_LOG_HEADER_SIZE)
         try:
-            for raw in reader.events(max(start_position, L.BIN_LOG_HEADER_SIZE)):
+            while True:
+                if self._fast:
+                    pos = self._print_row_statements(reader, pos, stop_position)
+                raw = reader.next_event(pos)
+                if raw is None:
+                    break
                 if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
                     self._adopt_format(reader)
                 process(reader, raw, stop_position)
+                pos += raw.event_size
         except TruncatedEventError:
             if not reader.in_use:   # a log still being written may end mid-event: EOF
                 raise
 
+    def _print_row_statements(self, reader, pos, stop_position):
+        """Let the C accelerator print the whole row statements starting at
+        `pos` (see speedups.print_row_statements); returns where to go on.
+        It starts only from a clean state: no statement half printed."""
+        st = self.state
+        if (self._skipping or not st.printed_fd_event or st.head or st.body or st.tail
+                or st.row_events or self.annotate is not None or st.ignored_maps
+                or reader.fde.event_type_permutation is not None):
+            return pos
+        ctx = self._fast_context
+        if ctx is None:
+            ctx = self._fast_context = self._make_fast_context(reader, stop_position)
+        buf, rel = reader.buffered(pos)
+        events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
+        if events:
+            self.rec_count += events
+            self.write(text)
+        return pos
+
+    def _make_fast_context(self, reader, stop_position):
+        fde, opts = reader.fde, self.options
+        has_crc = fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
+        maps = {}
+
+        def table_map_miss(data, pos):
+            """Decode a Table_map event the usual way; None leaves it to process_event."""
+            raw = speedups.frame(data, 0, pos, has_crc)
+            try:
+                body = decode_event(raw, fde) if raw is not None else None
+            except BinlogError:
+                return None
+            if body is None or raw.type_code != L.TABLE_MAP_EVENT:
+                return None
+            if len(maps) >= 4096:
+                maps.clear()
+            entry = maps[bytes(raw.payload[fde.header_len:])] = (
+                body.table_id, body, self.table_map_text(body))
+            return entry
+
+        return (has_crc, fde.header_len, bytes(fde.post_header_len),
+                min(max(stop_position, 0), (1 << 64) - 1),
+                min(max(opts.stop_datetime, -(1 << 63)), (1 << 63) - 1),
+                self.state.delimiter, self._times, self.time_text, maps, table_map_miss,
+                self.state.table_maps, R.image_plan)
+
     def _adopt_format(self, reader):
         fde = reader.fde
+        self._fast_context = None
         self.header_len = fde.header_len
         self.options_written_mask = options_written_mask(fde)
 

@@ -108,6 +108,8 @@ class TextEmitter:
         if real == R.MYSQL_TYPE_NEWDATE:
             v = src.var()
             src.add("%s = _fb(%s, 'little')" % (v, raw))
+            if spec.col_type == R.MYSQL_TYPE_NEWDATE:
+                src.add("if %s >> 9 > 9999: raise Bail" % v)
             return b"'%04d:%02d:%02d'", ["%s >> 9" % v, "(%s >> 5) & 15" % v, "%s & 31" % v]
         if real == R.MYSQL_TYPE_TIME:
             v, a = src.var(), src.var("a")

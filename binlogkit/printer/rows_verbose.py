@@ -133,6 +133,10 @@ def format_value(col_type, meta, value):
     if real == R.MYSQL_TYPE_YEAR:
         return b"%04d" % (value or 1900)
     if real == R.MYSQL_TYPE_NEWDATE:
+        if col_type == R.MYSQL_TYPE_NEWDATE and value.year > 9999:
+            # the NEWDATE case writes digits as '0' + n: the thousands may not be a digit
+            return b"'%c%03d:%02d:%02d'" % (48 + value.year // 1000, value.year % 1000,
+                                            value.month, value.day)
         return b"'%04d:%02d:%02d'" % (value.year, value.month, value.day)
     if real == R.MYSQL_TYPE_TIME:
         return b"'%s%02d:%02d:%02d'" % (b"-" if value.negative else b"", value.hours,
@@ -153,14 +157,46 @@ def format_value(col_type, meta, value):
     raise UnsupportedTypeError(col_type, meta)
 
 
-def _unsupported_text(col_type, meta):
-    """What log_event_print_value writes for a type it cannot print (or None: nothing)."""
+# The column types log_event_print_value has a case for (after the STRING remap)
+_PRINT_VALUE_TYPES = frozenset({
+    R.MYSQL_TYPE_LONG, R.MYSQL_TYPE_TINY, R.MYSQL_TYPE_SHORT, R.MYSQL_TYPE_INT24,
+    R.MYSQL_TYPE_LONGLONG, R.MYSQL_TYPE_NEWDECIMAL, R.MYSQL_TYPE_FLOAT, R.MYSQL_TYPE_DOUBLE,
+    R.MYSQL_TYPE_BIT, R.MYSQL_TYPE_TIMESTAMP, R.MYSQL_TYPE_TIMESTAMP2, R.MYSQL_TYPE_DATETIME,
+    R.MYSQL_TYPE_DATETIME2, R.MYSQL_TYPE_TIME, R.MYSQL_TYPE_TIME2, R.MYSQL_TYPE_NEWDATE,
+    R.MYSQL_TYPE_DATE, R.MYSQL_TYPE_YEAR, R.MYSQL_TYPE_ENUM, R.MYSQL_TYPE_SET, R.MYSQL_TYPE_BLOB,
+    R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING, R.MYSQL_TYPE_STRING, R.MYSQL_TYPE_GEOMETRY,
+})
+
+
+class UnprintableColumnError(UnsupportedTypeError):
+    """A column type log_event_print_value has no case for (or the old DECIMAL).
+
+    There mariadb-binlog flushes the event's header and base64 caches
+    (PRINT_EVENT_INFO::flush_for_error), writes `tool_text` to stderr and
+    stops with status 1.
+    """
+    flush_caches = True
+
+    def __init__(self, col_type, meta, column, tool_text):
+        super().__init__(col_type, meta, column)
+        self.tool_text = tool_text
+
+
+def _unprintable(col_type, meta, column):
+    """(text written, exception) for a value log_event_print_value cannot print."""
     real, _ = resolve_type(col_type, meta)
     if real == R.MYSQL_TYPE_ENUM:
-        return b"!! Unknown ENUM packlen=%d" % (meta & 0xFF)
+        return b"!! Unknown ENUM packlen=%d" % (meta & 0xFF), UnsupportedTypeError(col_type, meta, column)
     if real == R.MYSQL_TYPE_BLOB:
-        return b"!! Unknown BLOB packlen=0"
-    return b""
+        return b"!! Unknown BLOB packlen=0", UnsupportedTypeError(col_type, meta, column)
+    if real in _PRINT_VALUE_TYPES:     # a fractional precision above 6: the real tool crashes
+        return b"", UnsupportedTypeError(col_type, meta, column)
+    if real == R.MYSQL_TYPE_DECIMAL:
+        text = ("Found Old DECIMAL (mysql-4.1 or earlier). "
+                "Not enough metadata to display the value.")
+    else:
+        text = f"Don't know how to handle column type: {real} meta: {meta} ({meta:04x})"
+    return b"", UnprintableColumnError(col_type, meta, column, text)
 
 
 class VerboseResult:
@@ -171,6 +207,25 @@ class VerboseResult:
         self.text = text
         self.rows = rows
         self.error = error
+
+    def error_message(self):
+        """One line saying which row and column stopped the printing (None: no error).
+
+        mariadb-binlog itself says nothing: it stops its output before the
+        event and exits with status 1.
+        """
+        exc = self.error
+        if exc is None:
+            return None
+        where = f"row {self.rows}"
+        if getattr(exc, "column", None) is not None:
+            where += f", column @{exc.column + 1}"
+        if isinstance(exc, UnprintableColumnError):
+            return f"{exc.tool_text} ({where})"
+        if isinstance(exc, UnsupportedTypeError):
+            return (f"row image not printable ({where}): column type {exc.col_type} "
+                    f"with metadata {exc.meta} is unknown or corrupt")
+        return f"corrupt row image ({where}): {exc}"
 
 
 def _print_image(out, table_map, cols, width, data, pos, end, clause, verbose):
@@ -191,18 +246,23 @@ def _print_image(out, table_map, cols, width, data, pos, end, clause, verbose):
         n += 1
         out.append(b"###   @%d=" % (col + 1))
         col_type, meta = types[col], metas[col]
+        if not is_null:     # table_def::calc_field_size first, as the real tool does
+            fsize = R.field_size(col_type, meta, data, pos) if pos < end else 1
+            if fsize is None or pos + fsize > end:
+                out.append(CORRUPTED)
+                if fsize is None and R.field_size(col_type, meta, bytes(8), 0) is None:
+                    raise CorruptRowError(f"no size is known for a value of column type "
+                                          f"{col_type} (metadata {meta})", None, col)
+                raise CorruptRowError("value runs past the end of the event", None, col)
         typestr = type_string(col_type, meta)
         if typestr is None:
             # log_event_print_value has no text (or only an "!! Unknown" note)
-            out.append(_unsupported_text(col_type, meta))
-            raise UnsupportedTypeError(col_type, meta)
+            text, exc = _unprintable(col_type, meta, col)
+            out.append(text)
+            raise exc
         if is_null:
             out.append(b"NULL")
         else:
-            fsize = R.field_size(col_type, meta, data, pos) if pos < end else None
-            if fsize is None or pos + fsize > end:
-                out.append(CORRUPTED)
-                raise CorruptRowError("value runs past the end of the event", None, col)
             value, size = decode_value(col_type, meta, data, pos)
             out.append(format_value(col_type, meta, value))
             pos += size
