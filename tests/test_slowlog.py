@@ -61,10 +61,16 @@ def test_truncated_header_at_end_and_garbage(tmp_path):
 
 def test_bad_values_never_raise(tmp_path):
     data = (b"# Time: margdl 11:48:27\n# Query_time: 18446744073708.796870.000036  Lock_time: x\n"
-            b"select 1;\n# Time: 2019-13-45T99:00:00Z\n# Query_time: 1\nselect 2;\n")
+            b"select 1;\n# Time: 2019-13-45T99:00:00Z\n# Query_time: 1\nselect 2;\n"
+            b"# Query_time: 1e999  Lock_time: 0  Rows_sent: 1e999  Rows_examined: 9e999\nselect 3;\n")
     evs, stats = entries(tmp_path, data)
-    assert [e.query for e in evs] == [b"select 1", b"select 2"]
-    assert evs[0].query_time is None and stats.bad_values == 1 and stats.bad_times == 1
+    assert [e.query for e in evs] == [b"select 1", b"select 2", b"select 3"]
+    assert evs[0].query_time is None and stats.bad_values == 2 and stats.bad_times == 1
+    assert evs[2].query_time is None and evs[2].rows_sent is None
+    p = tmp_path / "bad.log"
+    p.write_bytes(data)
+    r = _run("digest", str(p), "--format", "json", "--server-tz", "UTC")
+    assert r.exit_code == 0 and json.loads(r.stdout)["global"]["parse"]["bad_values"] == 2
 
 
 @pytest.mark.parametrize("opener,suffix", [(gzip.compress, ".gz"), (bz2.compress, ".bz2"),

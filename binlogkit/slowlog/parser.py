@@ -30,6 +30,7 @@ from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, parse_t
 __all__ = ["Entry", "ParseStats", "SlowlogParser", "parse_slowlog", "NO_QUERY"]
 
 NO_QUERY = b"/* No query */"
+_INF = float("inf")
 
 _PT_TS = re.compile(rb"# Time: (?:[0-9: ]{15}|[-0-9: T]{19})")
 _TS_VALUE = re.compile(rb"# Time:\s+(\S+(?:\s+\d{1,2}:\d\d:\d\d\S*)?)")
@@ -93,15 +94,17 @@ class ParseStats:
 
 
 def _num(value):
-    """A number, or None when absent or malformed (``1.5.3`` is malformed)."""
+    """A number, or None when absent or malformed (``1.5.3`` and ``1e999``,
+    which overflows, are malformed)."""
     if value is None:
         return None
     if not value[:1].isdigit():
         return None
     try:
-        return float(value)
+        got = float(value)
     except ValueError:
         return None
+    return got if got != _INF else None
 
 
 class SlowlogParser:

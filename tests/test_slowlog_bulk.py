@@ -1,0 +1,292 @@
+"""The fast digest path gives exactly what the line parser gives.
+
+``binlogkit slowlog digest`` reads logs with the bulk scanner (one regex per
+chunk, binlogkit.slowlog.scan) and, for big files, two processes
+(binlogkit.slowlog.parallel).  Every number, name, sample and offset of the
+resulting digest, and the parse statistics, must equal those of
+``Digest().add_all(parse_slowlog(...))``, the entry-by-entry path the oracle
+tests check against pt-query-digest.  Checked here on every fixture and peer
+log, and on generated logs full of the shapes the bulk path has to hand back
+to the line parser (bad times, duplicated keys, headers, admin commands, "#"
+lines ending in ";", odd User@Host lines, ...), cut into chunks of many sizes.
+"""
+import random
+from pathlib import Path
+
+import pytest
+
+from binlogkit.slowlog import parallel
+from binlogkit.slowlog.digest import Digest
+from binlogkit.slowlog.parser import ParseStats, parse_slowlog
+from binlogkit.slowlog.report import digest_dict
+from binlogkit.slowlog.scan import BulkScanner
+
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "fixtures" / "slowlog"
+PEER = ROOT.parent / "shared" / "peer" / "slowlogs" / "percona-toolkit"
+FIXTURE_LOGS = sorted(FIX.glob("*.log"))
+PEER_LOGS = sorted(PEER.glob("*")) if PEER.is_dir() else []
+
+
+def snapshot(dg, stats):
+    """Everything a digest holds, comparable with ==."""
+    def cls(c):
+        metrics = [(m.cnt, m.sum, m.min, m.max, sorted(m.buckets.items()))
+                   for m in (c.query_time, c.lock_time, c.rows_sent, c.rows_examined)]
+        return (c.key, c.count, c.first_offset, metrics, c.first_us, c.last_us,
+                list(c.dbs.items()), list(c.users.items()), list(c.hosts.items()),
+                c.sample, c.sample_qt, c.sample_end_us)
+    return (digest_dict(dg, stats, [], 0), [cls(c) for c in dg.by_key.values()],
+            cls(dg.global_), dg.filtered_out, dg.no_group, stats.as_dict())
+
+
+def by_parser(path, zone, **options):
+    stats = ParseStats()
+    dg = Digest(**options).add_all(parse_slowlog(path, zone=zone, stats=stats))
+    return snapshot(dg, stats)
+
+
+def by_scanner(path, zone, chunk_size=None, **options):
+    dg = Digest(**options)
+    scanner = BulkScanner(path, zone=zone, **({"chunk_size": chunk_size} if chunk_size else {}))
+    stats = scanner.scan(dg)
+    return snapshot(dg, stats)
+
+
+class Counting:
+    """A sink that counts what went the bulk way and what went line by line."""
+
+    def __init__(self):
+        self.bulk = self.lines = 0
+
+    def add(self, ev):
+        self.lines += 1
+
+    def add_run(self, run):
+        self.bulk += run.n
+
+
+@pytest.mark.parametrize("path", FIXTURE_LOGS, ids=lambda p: p.name)
+@pytest.mark.parametrize("group_by", ["fingerprint", "db", "host"])
+def test_fixture_logs(path, group_by):
+    for zone in ("UTC", "America/New_York"):
+        assert by_scanner(path, zone, group_by=group_by) == by_parser(path, zone, group_by=group_by)
+        assert by_scanner(path, zone, 512, group_by=group_by) == by_parser(path, zone, group_by=group_by)
+
+
+@pytest.mark.skipif(not PEER_LOGS, reason="../shared/peer/slowlogs not present")
+@pytest.mark.parametrize("path", PEER_LOGS, ids=lambda p: p.name)
+def test_peer_logs(path):
+    for group_by in ("fingerprint", "user"):
+        assert by_scanner(path, "UTC", group_by=group_by) == by_parser(path, "UTC", group_by=group_by)
+        assert by_scanner(path, "UTC", 300, group_by=group_by) == by_parser(path, "UTC", group_by=group_by)
+
+
+def test_generated_mariadb_logs_mostly_bulk():
+    """The fast path is really taken on ordinary logs (not everything handed back)."""
+    for path in FIX.glob("mariadb-*.log"):
+        sink = Counting()
+        BulkScanner(path, zone="UTC").scan(sink)
+        assert sink.bulk > 0.9 * (sink.bulk + sink.lines), path.name
+    sink = Counting()
+    BulkScanner(FIX / "corpus.log", zone="UTC").scan(sink)
+    assert sink.bulk == sink.lines + sink.bulk - sink.lines > 70
+
+
+# -- generated logs ------------------------------------------------------------------
+
+QUERIES = [
+    "SELECT * FROM t WHERE id = {n}",
+    "select a, b\n  from t2\n where x in ({n}, {m}, 7)\n order by a asc",
+    "UPDATE items SET price = price + 0.{m} WHERE id = {n}",
+    "INSERT INTO orders_2024 VALUES ({n}, 'it''s {m}'), ({m}, \"x\")",
+    "CALL p{m}({n})",
+    "SELECT /*!40001 SQL_NO_CACHE */ * FROM `t{m}`",
+    "SHOW TABLES",
+    "COMMIT",
+    "SELECT 'Query_time: {n}' AS trap",
+    "SELECT a,\nTime FROM t",
+    "select 1 from x,\n# not a comment line\ny",
+    "SELECT c, Version FROM t /* mysqld, Version: 8 */",
+    "0",
+    "SELECT x FROM t WHERE s = '\x00{n}'",
+    "",
+]
+
+
+def entry(rnd, i, t, style):
+    """Lines of one entry (list of str, each without the newline)."""
+    n, m = rnd.randint(0, 10**6), rnd.randint(0, 99)
+    q = rnd.choice(QUERIES).format(n=n, m=m)
+    lines = []
+    if style == "mariadb":
+        if rnd.random() < 0.3:
+            lines.append(f"# Time: {t.strftime('%y%m%d %k:%M:%S')}")
+        lines.append(f"# User@Host: u{m % 3}[u] @ h{m % 4} [10.0.0.{m % 5}]")
+        schema = rnd.choice([" db1", " db2", "  ", ""])
+        lines.append(f"# Thread_id: {n % 50}  Schema:{schema}  QC_hit: No")
+        lines.append(f"# Query_time: {rnd.random():.6f}  Lock_time: 0.{m:06d}  Rows_sent: {m}"
+                     f"  Rows_examined: {n}")
+        lines.append(f"# Rows_affected: {m % 2}  Bytes_sent: {n % 999}")
+        if rnd.random() < 0.2:
+            lines += ["#", "# explain: id\tselect_type\ttable", "#"]
+    elif style == "mysql8":
+        lines.append(f"# Time: {t.strftime('%Y-%m-%dT%H:%M:%S')}.{n % 10**6:06d}Z")
+        lines.append(f"# User@Host: root[root] @ localhost []  Id: {n % 90}")
+        lines.append(f"# Query_time: {rnd.random():.6f}  Lock_time: 0.000{m:03d} Rows_sent: {m}"
+                     f"  Rows_examined: {n} Thread_id: 8 Errno: 0 Start: "
+                     f"{t.strftime('%Y-%m-%dT%H:%M:%S')}.000000Z End: "
+                     f"{t.strftime('%Y-%m-%dT%H:%M:%S')}.{n % 10**6:06d}Z")
+    else:   # old MySQL / Percona
+        if rnd.random() < 0.5:
+            lines.append(f"# Time: {t.strftime('%y%m%d %H:%M:%S')}")
+        lines.append(rnd.choice([f"# User@Host: app[app] @ web{m % 3} [10.1.1.{m % 3}]",
+                                 "# User@Host: [SQL_SLAVE] @  []",
+                                 f"# User@Host: app[app] @  [10.1.1.{m}]  Id:   {n}"]))
+        if rnd.random() < 0.5:
+            lines.append(f"# Schema: sakila{m % 2}  Last_errno: 0  Killed: 0")
+        lines.append(f"# Query_time: {m % 7}  Lock_time: 0  Rows_sent: {m}  Rows_examined: {n}"
+                     "  Rows_affected: 0")
+        if rnd.random() < 0.3:
+            lines.append("# Bytes_sent: 11  Tmp_tables: 0  InnoDB_IO_r_wait: 0.000751")
+    if rnd.random() < 0.3:
+        lines.append(f"use {rnd.choice(['db1', '`db 2`', 'shop'])};")
+    if rnd.random() < 0.7:
+        lines.append(f"SET timestamp={int(t.timestamp())};")
+    lines += (q + ";").split("\n")
+    return lines
+
+
+TRAPS = [
+    # (probability, function(lines) -> lines): shapes the bulk path must hand back
+    lambda ls: ls[:1] + ["# Query_time: 9.5  Lock_time: 1  Rows_sent: 1  Rows_examined: 1"] + ls[1:],
+    lambda ls: [l for l in ls] + [],
+    lambda ls: [ls[0] + ";"] + ls[1:] if ls[0].startswith("#") else ls,
+    lambda ls: ls[:2] + ["# Schema: other  Foo: 1"] + ls[2:],
+    lambda ls: ls[:2] + ["# End: 2024-01-01T00:00:00Z"] + ls[2:],
+    lambda ls: ls[:2] + ["# Time: 2019-13-45T99:00:00Z"] + ls[2:],
+    lambda ls: [x.replace("# Time: ", "# Time: 2019-13-45T99:00:00Z ") for x in ls],
+    lambda ls: ls + ["garbage line", "\x00\xff junk"],
+    lambda ls: ls + ["/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-log (Debian 12). started with:",
+                     "Tcp port: 3306  Unix socket: /run/mysqld/mysqld.sock",
+                     "Time\t\t    Id Command\tArgument"],
+    lambda ls: ls[:-1] + ["/usr/sbin/mysqld, Version: 5.7 (x). started with:"] + ls[-1:],
+    lambda ls: ["# Time: 240101  1:02:03", "# User@Host: root[root] @ localhost []",
+                "# administrator command: Quit;"] + ls,
+    lambda ls: ls[:-1] + ["SET timestamp=5;"] + ls[-1:],
+    lambda ls: [x.replace("Query_time: ", "Query_time: 1.5.") for x in ls],
+    lambda ls: [x.replace("Rows_examined: ", "Rows_examined: 99999999999999999999") for x in ls],
+    lambda ls: [x + "\r" if x.startswith("SELECT") else x for x in ls],
+    lambda ls: [x for x in ls if not x.startswith("# Query_time")],
+    lambda ls: [x for x in ls if not x.startswith("# User@Host")],
+    lambda ls: ls[:-1] + [""] + ls[-1:],
+    lambda ls: ["use db9;"] + ls,
+    lambda ls: [x.replace("Schema: db1", "Schema: db1:x") for x in ls],
+    lambda ls: [x.replace("Lock_time: ", "Lock_time:  ") for x in ls],
+    lambda ls: ls[:1] + ["# Time: 240101  1:02:04"] + ls[1:],
+]
+
+
+def make_log(seed, n=25, traps=True):
+    import datetime
+    rnd = random.Random(seed)
+    style = rnd.choice(["mariadb", "mysql8", "old"])
+    t = datetime.datetime(2024, 3, 31, 0, 59, 50, tzinfo=datetime.timezone.utc)
+    out = []
+    if rnd.random() < 0.5:
+        out += ["/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:",
+                "Tcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock",
+                "Time                 Id Command    Argument"]
+    for i in range(n):
+        t += datetime.timedelta(seconds=rnd.choice([0, 0, 1, 2]))
+        lines = entry(rnd, i, t, style)
+        if traps and rnd.random() < 0.25:
+            lines = rnd.choice(TRAPS)(lines)
+        out += lines
+    text = "\n".join(out)
+    cut = rnd.random()
+    if cut < 0.15:
+        text = text[:int(len(text) * rnd.uniform(0.9, 1.0))]     # truncated last entry
+    elif cut < 0.9:
+        text += "\n"
+    return text.encode("utf-8", "surrogateescape")
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_generated_logs(seed, tmp_path):
+    path = tmp_path / "slow.log"
+    path.write_bytes(make_log(seed))
+    rnd = random.Random(seed)
+    zone = rnd.choice(["UTC", "Europe/Berlin", "America/New_York"])
+    for options in ({}, {"group_by": "db"},
+                    {"since_us": 1711846800_000000, "until_us": 1711847000_000000}):
+        expected = by_parser(path, zone, **options)
+        for chunk in (None, 97, 1000):
+            assert by_scanner(path, zone, chunk, **options) == expected, (options, chunk)
+
+
+# -- two processes -------------------------------------------------------------------
+
+def big_log(tmp_path, seed=7, n=3000, traps=True):
+    """Many ordinary entries (with a few traps), as one file."""
+    rnd = random.Random(seed)
+    parts = [make_log(rnd.randrange(10**6), 40, traps) for _ in range(n // 40)]
+    path = tmp_path / "big.log"
+    path.write_bytes(b"".join(p if p.endswith(b"\n") else p + b"\n" for p in parts))
+    return path
+
+
+def by_parallel(path, zone, **options):
+    dg = Digest(**options)
+    stats = parallel.digest_file(path, dg, zone=zone, workers=2)
+    return snapshot(dg, stats)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_two_processes_same_result(seed, tmp_path, monkeypatch):
+    path = big_log(tmp_path, seed)
+    monkeypatch.setattr(parallel, "MIN_SPLIT", 1)
+    for options in ({}, {"group_by": "host"}, {"since_us": 1711846800_000000}):
+        assert by_parallel(path, "UTC", **options) == by_parser(path, "UTC", **options)
+
+
+def count_merges(monkeypatch):
+    merged = []
+    real = Digest.merge
+    monkeypatch.setattr(Digest, "merge",
+                        lambda self, other: (merged.append(other.global_.count), real(self, other)))
+    return merged
+
+
+@pytest.mark.parametrize("traps", [True, False])
+def test_two_processes_every_split_point(traps, tmp_path, monkeypatch):
+    """Wherever the file is cut (inside entries, headers, admin commands, the
+    start of the file), the result is the single-pass one."""
+    path = big_log(tmp_path, seed=11, n=400, traps=traps)
+    data = path.read_bytes()
+    expected = by_parser(path, "UTC")
+    monkeypatch.setattr(parallel, "MIN_SPLIT", 1)
+    merged = count_merges(monkeypatch)
+    cuts = [i + 2 for i in range(len(data)) if data.startswith(b";\n#", i)]
+    rnd = random.Random(5)
+    for cut in [cuts[0], cuts[-1]] + rnd.sample(cuts, 12):
+        monkeypatch.setattr(parallel, "_split_point", lambda p, cut=cut: cut)
+        assert by_parallel(path, "UTC") == expected, cut
+    if not traps:
+        assert len(merged) >= 10 and all(merged)
+
+
+def test_two_processes_used(tmp_path, monkeypatch):
+    """On an ordinary log the child's part is really merged (not redone by the parent)."""
+    path = big_log(tmp_path, seed=3, traps=False)
+    monkeypatch.setattr(parallel, "MIN_SPLIT", 1)
+    merged = count_merges(monkeypatch)
+    assert by_parallel(path, "UTC") == by_parser(path, "UTC")
+    assert merged and merged[0] > 1000
+
+
+def test_child_failure_falls_back(tmp_path, monkeypatch):
+    path = big_log(tmp_path, seed=4, n=400)
+    monkeypatch.setattr(parallel, "MIN_SPLIT", 1)
+    monkeypatch.setattr(parallel, "_find_start", lambda *a: 1 / 0)
+    assert by_parallel(path, "UTC") == by_parser(path, "UTC")
