@@ -13,7 +13,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, TruncatedEventError
+from binlogkit.errors import BinlogError, EventDecodeError, TruncatedEventError
 from binlogkit.printer import events as P
 from binlogkit.printer.state import (
     BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, PrintState,
@@ -149,10 +149,23 @@ class Printer:
         if self.options.verbose:
             from binlogkit.printer.rows_verbose import print_verbose
             result = print_verbose(table_map, body, self.options.verbose)
+            if result.error is not None:
+                self.verbose_failed(raw, result)
             self.state.tail.append(result.text)
             self.state.row_events += result.rows
         elif table_map is not None:
             self.state.row_events += R.count_rows(table_map, body)
+
+    def verbose_failed(self, raw, result):
+        """print_verbose failed: mariadb-binlog drops the event's text and stops,
+        exit status 1 (after flushing its header and base64 caches, for a
+        column type it has no case for)."""
+        if getattr(result.error, "flush_caches", False):
+            self.flush_head()
+            self.write(b"".join(self.state.body))
+            self.state.body.clear()
+        raise EventDecodeError(result.error_message(), path=self.current_file, offset=raw.pos,
+                               type_code=raw.type_code)
 
     # -- files ---------------------------------------------------------------
     def preamble(self):
@@ -191,6 +204,7 @@ class Printer:
         self.write(b"DELIMITER /*!*/;\n")
         reader = BinlogReader(path, start_position=start_position,
                               verify_checksum=self.options.verify_checksum, stream=stream)
+        self.current_file = reader.display_name
         stopped = False
         try:
             with reader:
