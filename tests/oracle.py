@@ -33,8 +33,10 @@ def apply_masks(data, masks, definitions):
     return data
 
 
-def run_case(case, workdir):
-    """Run one case through the real CLI; returns (stdout, stderr, exit, result_bytes)."""
+def run_case(case, workdir, env=None):
+    """Run one case through the real CLI; returns (stdout, stderr, exit, result_bytes).
+
+    `env`: extra environment variables (e.g. BINLOGKIT_PURE=1)."""
     workdir = pathlib.Path(workdir)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="binlogkit-mbtmp-", dir=workdir))
     local_load = pathlib.Path(tempfile.mkdtemp(prefix="binlogkit-localload-", dir=workdir))
@@ -49,7 +51,7 @@ def run_case(case, workdir):
     if case["stdin"]:
         stdin = pathlib.Path(files[0]).read_bytes()
         files = []
-    env = dict(os.environ, TZ=case["tz"], LC_ALL="C", TMPDIR=str(tmp))
+    env = dict(os.environ, **(env or {}), TZ=case["tz"], LC_ALL="C", TMPDIR=str(tmp))
     proc = subprocess.run([sys.executable, "-m", "binlogkit", "print", *args, *files],
                           input=stdin, capture_output=True, env=env, cwd=ROOT)
     result = result_file.read_bytes() if case.get("result_file") and result_file.exists() else None
@@ -64,9 +66,9 @@ def diff_text(expected, actual, name):
     return text[:20000] + ("\n... (diff cut)" if len(text) > 20000 else "")
 
 
-def check_case(case, workdir, manifest):
+def check_case(case, workdir, manifest, env=None):
     """Assert binlogkit reproduces a recorded case; raises AssertionError with a diff."""
-    stdout, stderr, code, result = run_case(case, workdir)
+    stdout, stderr, code, result = run_case(case, workdir, env)
     masks, defs = case.get("masks", []), manifest["mask_definitions"]
     expected = apply_masks((ROOT / case["stdout"]).read_bytes(), masks, defs)
     actual = apply_masks(stdout, masks, defs)

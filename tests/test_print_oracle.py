@@ -36,3 +36,10 @@ def _params():
 @pytest.mark.parametrize("case", list(_params()))
 def test_print_matches_mariadb_binlog(case, tmp_path):
     check_case(case, tmp_path, MANIFEST)
+
+
+# The same cases on the pure-Python path (BINLOGKIT_PURE=1: no C accelerator),
+# in one zone: the accelerator never formats times itself.
+@pytest.mark.parametrize("case", [p for p in _params() if p.values[0]["tz"] == "UTC"])
+def test_print_matches_mariadb_binlog_pure_python(case, tmp_path):
+    check_case(case, tmp_path, MANIFEST, env={"BINLOGKIT_PURE": "1"})

@@ -22,7 +22,7 @@ def backtick(name):
     return b"`" + name.replace(b"`", b"``") + b"`"
 
 
-def base64_lines(data):
+def base64_lines_py(data):
     """my_base64_encode: 76-column lines, then the caller's newline."""
     encoded = _b2a(data, newline=False)
     if len(encoded) <= 76:
@@ -30,16 +30,16 @@ def base64_lines(data):
     return b"\n".join([encoded[i:i + 76] for i in range(0, len(encoded), 76)]) + b"\n"
 
 
-def header_text(time_text, server_id, log_pos, checksum):
+def header_text_py(time_text, server_id, log_pos, checksum):
     """Log_event::print_header: '#YYMMDD HH:MM:SS server id N  end_log_pos N [CRC32 0xN ]'."""
     if checksum is None:
         return b"#%s server id %d  end_log_pos %d " % (time_text, server_id, log_pos)
     return b"#%s server id %d  end_log_pos %d CRC32 0x%08x " % (time_text, server_id, log_pos, checksum)
 
 
-if speedups is not None:
-    base64_lines = speedups.base64_lines    # noqa: F811  same text, in C
-    header_text = speedups.header           # noqa: F811
+# the same text from the C accelerator when it is there
+base64_lines = speedups.base64_lines if speedups is not None else base64_lines_py
+header_text = speedups.header if speedups is not None else header_text_py
 
 
 def print_header(p, raw, cache):
