@@ -68,6 +68,8 @@ class MysqlPrinter:
         self.out, self.options, self.zone, self.warn = out, options, zone, warn
         self.gtids = gtids
         self.skip_gtids = gtids.skip
+        # without GTID options shall_skip_gtids() can only answer "no"
+        self.gtid_filtering = bool(gtids.skip or gtids.include is not None or gtids.exclude is not None)
         self.state = MysqlState()
         self._pending, self._pending_size, self._times = [], 0, {}
         self.rec_count, self.offset = 0, options.offset
@@ -320,7 +322,7 @@ class MysqlPrinter:
         if not opts.short_form:
             st.head.append(b"# at %d\n" % pos)
         st.hexdump_from = pos if opts.hexdump else 0
-        if self.shall_skip_gtids(ev, body):
+        if self.gtid_filtering and self.shall_skip_gtids(ev, body):
             return CONTINUE
         if HANDLERS.get(t, handle_default)(self, ev, body, pos):
             self.flush_cache(st.head)

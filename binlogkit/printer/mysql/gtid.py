@@ -55,26 +55,41 @@ class IgnorableBody:
 
 # -- is_valid() checks ------------------------------------------------------------------
 
+def _valid_query(ev, body, fmt):
+    if not body.query:
+        raise ValueError("empty query")
+    status_len = L.UINT16.unpack_from(ev.data, fmt.header_len + 11)[0]
+    if status_len > ev.end - fmt.header_len - fmt.post_header(ev.type_code):
+        raise ValueError("Invalid status vars length in Query event")
+
+
+def _valid_rows(ev, body, fmt):
+    if body.width == 0:
+        raise ValueError("Invalid m_width")
+
+
+def _valid_table_map(ev, body, fmt):
+    if body.column_count == 0:
+        raise ValueError("no columns")
+
+
+def _valid_user_var(ev, body, fmt):
+    if not body.name:
+        raise ValueError("Invalid name length")
+
+
+VALIDATORS = {L.QUERY_EVENT: _valid_query, L.EXECUTE_LOAD_QUERY_EVENT: _valid_query,
+              L.TABLE_MAP_EVENT: _valid_table_map, L.USER_VAR_EVENT: _valid_user_var}
+VALIDATORS.update({t: _valid_rows for t in (
+    L.WRITE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1, L.WRITE_ROWS_EVENT,
+    L.UPDATE_ROWS_EVENT, L.DELETE_ROWS_EVENT, L.PARTIAL_UPDATE_ROWS_EVENT)})
+
+
 def check_valid(ev, body, fmt):
     """The is_valid() checks of the MySQL classes that binlogkit's decoders accept."""
-    t = ev.type_code
-    if t in (L.QUERY_EVENT, L.EXECUTE_LOAD_QUERY_EVENT):
-        if not body.query:
-            raise ValueError("empty query")
-        status_len = L.UINT16.unpack_from(ev.data, fmt.header_len + 11)[0]
-        if status_len > ev.end - fmt.header_len - fmt.post_header(t):
-            raise ValueError("Invalid status vars length in Query event")
-    elif t in (L.WRITE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1,
-               L.WRITE_ROWS_EVENT, L.UPDATE_ROWS_EVENT, L.DELETE_ROWS_EVENT,
-               L.PARTIAL_UPDATE_ROWS_EVENT):
-        if body.width == 0:
-            raise ValueError("Invalid m_width")
-    elif t == L.TABLE_MAP_EVENT:
-        if body.column_count == 0:
-            raise ValueError("no columns")
-    elif t == L.USER_VAR_EVENT:
-        if not body.name:
-            raise ValueError("Invalid name length")
+    validate = VALIDATORS.get(ev.type_code)
+    if validate is not None:
+        validate(ev, body, fmt)
 
 
 # -- GTID --------------------------------------------------------------------------------
@@ -89,9 +104,20 @@ def gtid_spec(body):
     return b"%s:%d" % (uuid, body.gno)
 
 
+_SECONDS = {}
+
+
 def commit_time_text(p, micros):
-    """microsecond_timestamp_to_str: local '%F %T.%06d %Z'."""
-    return p.zone.format_micros(micros).encode()
+    """microsecond_timestamp_to_str: local '%F %T.%06d %Z' (the seconds part cached)."""
+    secs, frac = divmod(micros, 1_000_000)
+    key = (p.zone, secs)
+    parts = _SECONDS.get(key)
+    if parts is None:
+        if len(_SECONDS) > 4096:
+            _SECONDS.clear()
+        head, _, tail = p.zone.format_micros(secs * 1_000_000).encode().partition(b".000000")
+        parts = _SECONDS[key] = (head, tail)
+    return b"%s.%06d%s" % (parts[0], frac, parts[1])
 
 
 def signed(value):

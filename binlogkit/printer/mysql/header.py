@@ -16,10 +16,11 @@ _ALNUM = bytes(c if (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122) else 0x2E
 
 def print_header(p, ev, cache):
     """'#YYMMDD HH:MM:SS server id N  end_log_pos N [CRC32 0x........ ]'."""
-    cache.append(b"#%s server id %d  end_log_pos %d " % (
-        p.time_text(ev.when), ev.server_id, ev.log_pos))
     if ev.checksum is not None:
-        cache.append(b"CRC32 0x%08x " % ev.checksum)
+        cache.append(b"#%s server id %d  end_log_pos %d CRC32 0x%08x " % (
+            p.time_text(ev.when), ev.server_id, ev.log_pos, ev.checksum))
+    else:
+        cache.append(b"#%s server id %d  end_log_pos %d " % (p.time_text(ev.when), ev.server_id, ev.log_pos))
     if p.state.hexdump_from:
         cache.append(b"\n")
         cache.append(hexdump(ev.data, p.state.hexdump_from, p.state.common_header_len))

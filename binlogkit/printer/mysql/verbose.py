@@ -323,7 +323,105 @@ class _Bits:
 
 
 def print_one_row(out, tm, cols, width, data, pos, end, clause, verbose, partial_ai, json_text):
-    """Rows_log_event::print_verbose_one_row; returns the new position."""
+    """Rows_log_event::print_verbose_one_row; returns the new position.
+
+    A plan per (table map, columns bitmap) keeps what does not change from
+    row to row (types, labels, the -vv comment); partial JSON after images,
+    VECTOR tables and columns whose text does not depend on the value alone
+    take the column-by-column path.
+    """
+    compiled = _row_plan(tm, cols, width, verbose)
+    if compiled is None or partial_ai:
+        return _generic_one_row(out, tm, cols, width, data, pos, end, clause, verbose, partial_ai,
+                                json_text)
+    nset, plan = compiled
+    nbytes = (nset + 7) >> 3
+    nulls = int.from_bytes(data[pos:pos + nbytes], "little")
+    pos += nbytes
+    out.append(clause)
+    append = out.append
+    for n, (col_type, meta, label, comment, printer) in enumerate(plan):
+        append(label)
+        if (nulls >> n) & 1:
+            append(b"NULL")
+            if comment:
+                append(comment % 1)
+            append(b"\n")
+            continue
+        fsize = field_size(col_type, meta, data, pos) if pos < end else 0
+        if fsize is None or fsize > end - pos:
+            append(b"***Corrupted replication event was detected: field size is set to %d, "
+                   b"but there are only %d bytes left of the event. Not printing the value***\n"
+                   % ((fsize if fsize is not None else 0xFFFFFFFF) & 0xFFFFFFFF, end - pos))
+            raise StopRow()
+        pos += printer(out, data, pos, col_type, meta, json_text)
+        if comment:
+            append(comment % 0)
+        append(b"\n")
+    return pos
+
+
+def _int_printer(width):
+    mask = (1 << (8 * width)) - 1
+
+    def print_int(out, data, pos, col_type, meta, json_text):
+        value = int.from_bytes(data[pos:pos + width], "little", signed=True)
+        out.append(b"%d (%d)" % (value, value & mask) if value < 0 else b"%d" % value)
+        return width
+    return print_int
+
+
+def _value_printer(col_type, meta):
+    """A printer for non-NULL values of one column (the generic print_value underneath)."""
+    if col_type in _INT_NAMES:
+        return _int_printer(_INT_NAMES[col_type][1])
+    if col_type in (R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING):
+        head = 1 if meta < 256 else 2
+
+        def print_varchar(out, data, pos, col_type, meta, json_text):
+            n = data[pos] if head == 1 else data[pos] | (data[pos + 1] << 8)
+            out.append(write_quoted(data[pos + head:pos + head + n]))
+            return head + n
+        return print_varchar
+
+    def print_any(out, data, pos, col_type, meta, json_text):
+        return print_value(out, data, pos, col_type, meta, b"", False, 0, json_text)[1]
+    return print_any
+
+
+def _row_plan(tm, cols, width, verbose):
+    """(null bits, [(type, meta, '###   @N=', -vv comment or b'', printer)]) for `cols`, or None."""
+    key = ("mysql-verbose", bytes(cols), width, verbose > 1)
+    plans = getattr(tm, "plans", None)
+    if plans is not None and key in plans:
+        return plans[key]
+    types, metas = tm.column_types, tm.column_meta
+    present = int.from_bytes(cols, "little") & ((1 << width) - 1)
+    plan = []
+    for i in range(len(types)):
+        col_type, meta = real_type(types[i], metas[i]), metas[i]
+        if col_type == MYSQL_TYPE_VECTOR:
+            plan = None
+            break
+        if not (present >> i) & 1:
+            continue
+        try:
+            typestr, _ = print_value([], None, None, col_type, meta, b"", False, 0, None)
+        except StopRow:         # the text of this type does not depend on the value
+            plan = None
+            break
+        comment = b""
+        if verbose > 1:
+            comment = b" /* %s meta=%d nullable=%d is_null=%%d */" % (typestr, meta, tm.nullable(i))
+        plan.append((col_type, meta, b"###   @%d=" % (i + 1), comment, _value_printer(col_type, meta)))
+    compiled = None if plan is None else (bin(present).count("1"), plan)
+    if plans is not None:
+        plans[key] = compiled
+    return compiled
+
+
+def _generic_one_row(out, tm, cols, width, data, pos, end, clause, verbose, partial_ai, json_text):
+    """Rows_log_event::print_verbose_one_row, column by column; returns the new position."""
     types, metas = tm.column_types, tm.column_meta
     value_options = 0
     partial_bits = None
