@@ -570,3 +570,41 @@ def test_hexdump_of_a_short_event():
         b"# %08x %-48s |%s|" % (pos + 19, crc_bytes + b" ", bytes(c if chr(c).isalnum() and c < 128 else 46
                                                                   for c in struct.pack("<I", int(crc, 16)))),
         b"# \tStop", b""]
+
+
+# -- flavor selection (binlogkit/printer/flavor.py, command.py) --------------------------------------
+
+def _cli(args, stdin=None):
+    import os
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-m", "binlogkit", "print", *args], input=stdin,
+                          capture_output=True, env=dict(os.environ, TZ="UTC"))
+    return proc.returncode, proc.stdout, proc.stderr.decode()
+
+
+def test_flavor_comes_from_the_format_description_event(tmp_path):
+    from binlogkit.printer.flavor import flavor_of
+    mysql = Binlog().bytes()
+    mariadb = Binlog(version=b"10.11.6-MariaDB-log").bytes()
+    assert flavor_of(mysql) == "mysql" and flavor_of(mariadb) == "mariadb"
+    assert flavor_of(b"\xfebin") is None and flavor_of(b"junk") is None
+    (tmp_path / "mysql.bin").write_bytes(mysql)
+    code, out, err = _cli([str(tmp_path / "mysql.bin")])
+    assert code == 0 and out.startswith(b"# The proper term is pseudo_replica_mode"), err
+    code, out, err = _cli(["-"], stdin=mysql)            # standard input is peeked, then read whole
+    assert code == 0 and out.startswith(b"# The proper term is pseudo_replica_mode"), err
+    assert b"\tStart: binlog v 4, server v 8.0.40 created" in out
+    code, out, err = _cli(["--flavor=mariadb", str(tmp_path / "mysql.bin")])
+    assert out.startswith(b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n/*!40019")
+
+
+def test_gtid_options_need_the_mysql_flavor_and_a_valid_set(tmp_path):
+    (tmp_path / "mariadb.bin").write_bytes(Binlog(version=b"10.11.6-MariaDB-log").bytes())
+    code, out, err = _cli(["--skip-gtids", str(tmp_path / "mariadb.bin")])
+    assert code == 1 and "need the MySQL flavor" in err and out == b""
+    (tmp_path / "mysql.bin").write_bytes(Binlog().bytes())
+    code, out, err = _cli(["--include-gtids=nonsense", str(tmp_path / "mysql.bin")])
+    assert code == 1 and out == b"" and err == "ERROR: Could not configure --include-gtids 'nonsense'\n"
+    code, out, err = _cli(["--stop-position=100", "-"], stdin=Binlog().bytes())
+    assert code == 1 and out == b"" and "stop_position not allowed when input is STDIN" in err

@@ -2,10 +2,13 @@
 
 The format description event names the server that wrote the log; MariaDB
 versions contain "MariaDB".  `detect_flavor(path)` reads the first events
-of a file (a leading Rotate, as relay logs have, is skipped); standard input
-is peeked without being consumed (`ReplayStdin`).
+of a regular file (a leading Rotate, as relay logs have, is skipped);
+standard input is peeked without being consumed (`ReplayStdin`); other
+files (pipes) are not read twice and get the default unless --flavor says.
 """
 import io
+import os
+import stat
 import sys
 
 from binlogkit.binlog.layout import (
@@ -63,6 +66,8 @@ def detect_flavor(path, default=MARIADB):
             stdin = sys.stdin = ReplayStdin(sys.stdin)
         return flavor_of(stdin.peek()) or default
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return default      # a pipe could not be read twice: pass --flavor for one
         with open(path, "rb") as f:
             prefix = f.read(4096)
             while _need_more(prefix):
