@@ -42,7 +42,25 @@ class MysqlbinlogCommand(click.Command):
         return super().parse_args(ctx, normalize_args(args))
 
 
-@click.group(context_settings={"help_option_names": ["-?", "--help"]})
+class LazyGroup(click.Group):
+    """Subcommands imported when used: `binlogkit print` loads no slowlog or pandas code."""
+
+    LAZY = {"slowlog": ("binlogkit.slowlog.cli", "slowlog"),
+            "report": ("binlogkit.report.cli", "report"),
+            "export": ("binlogkit.exportcli", "export_cmd")}
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.LAZY))
+
+    def get_command(self, ctx, name):
+        if name in self.LAZY and name not in self.commands:
+            import importlib
+            module, attr = self.LAZY[name]
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-?", "--help"]})
 @click.version_option(package_name="binlogkit")
 def main():
     """Exact, fast tools for MySQL/MariaDB binary logs and slow query logs."""
@@ -99,11 +117,3 @@ def print_cmd(files, **kw):
     sys.exit(run_print(files, kw))
 
 
-from binlogkit.slowlog.cli import slowlog  # noqa: E402
-main.add_command(slowlog)
-
-from binlogkit.report.cli import report  # noqa: E402
-main.add_command(report)
-
-from binlogkit.exportcli import export_cmd  # noqa: E402
-main.add_command(export_cmd)
