@@ -12,6 +12,7 @@ and as UTC datetimes via `*_commit_datetime`), `transaction_length`,
 `last_committed`, `sequence_number`.
 """
 import datetime as _dt
+import threading
 from dataclasses import dataclass, field
 
 from binlogkit.binlog import layout as L
@@ -481,13 +482,19 @@ class TransactionPayloadBody:
         return L.COMPRESSION_NAMES.get(self.compression_type, str(self.compression_type))
 
 
+_ZSTD = threading.local()      # one reusable ZstdDecompressor per thread (creating one costs)
+
+
 def _zstd_decompress(data):
     import zstandard   # only MySQL 8.0.20+ logs with compressed transactions need it
+    dctx = getattr(_ZSTD, "dctx", None)
+    if dctx is None:
+        dctx = _ZSTD.dctx = zstandard.ZstdDecompressor()
     out = []
     data = bytes(data)
     try:
         while data:
-            stream = zstandard.ZstdDecompressor().decompressobj()
+            stream = dctx.decompressobj()
             out.append(stream.decompress(data))
             if not stream.eof:
                 raise ValueError("compressed payload truncated")
