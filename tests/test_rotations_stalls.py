@@ -277,3 +277,39 @@ def test_lab_fixture_truth_is_consistent():
     sizes = {p.name: p.stat().st_size for p in BINLOGS}
     for d in truth["delays"]:          # the shim measured the file at its final size
         assert d["size_bytes"] == sizes[d["file"]]
+
+
+# -- MySQL 8 commit timestamps (peer binlogs, when present) ------------------------------------
+
+PEER = ROOT.parent / "shared" / "peer" / "mysql-binlogs" / "rust_mysql_common"
+
+
+def _ict_by_hand(path):
+    """immediate_commit_timestamp of each GTID event, read straight from the bytes."""
+    from binlogkit.binlog.reader import BinlogReader
+    out = []
+    with BinlogReader(str(path)) as r:
+        r.read_magic()
+        for raw in r.events():
+            if raw.type_code in (33, 34) and raw.event_size >= 19 + 49:
+                body = bytes(raw.payload[19:])
+                if body[25] == 2:                       # logical-clock type: timestamps follow
+                    out.append(int.from_bytes(body[42:49], "little") & ((1 << 55) - 1))
+    return [v for v in out if v]
+
+
+@pytest.mark.skipif(not PEER.is_dir(), reason="peer binlogs not present")
+@pytest.mark.parametrize("name", ["json.binlog.000001", "mysql-enum-string-set.000001",
+                                  "binlog-invisible-columns.000001"])
+def test_mysql8_commit_clock(name):
+    path = PEER / name
+    row = scan_binlog(path)
+    ict = _ict_by_hand(path)
+    if pd.isna(row["first_commit"]):
+        pytest.skip("no decoder for MySQL GTID events loaded")
+    assert len(ict) >= 2
+    assert row["first_commit"] == pd.Timestamp(ict[0] * 1000, tz="UTC")
+    assert row["last_commit"] == pd.Timestamp(ict[-1] * 1000, tz="UTC")
+    gaps = [b - a for a, b in zip(ict, ict[1:])]
+    assert row["max_commit_gap_s"] == pytest.approx(max(gaps) / 1e6)
+    assert row["max_commit_group"] >= 1

@@ -79,6 +79,10 @@ def _ts(seconds):
     return pd.Timestamp(datetime.datetime.fromtimestamp(seconds, tz=_UTC))
 
 
+def _us_ts(us):
+    return pd.Timestamp(us, unit="us", tz="UTC") if us else pd.NaT
+
+
 class _CommitClock:
     """MySQL 8 GTID commit timestamps and commit-group sizes of one file."""
 
@@ -152,8 +156,7 @@ def scan_binlog(path) -> dict:
         raise BinlogError("no format description event: not a v4 binary log", path=str(path),
                           offset=4)
     row.update(first_event=_ts(first), last_event=_ts(last),
-               first_commit=_ts(clock.first / 1e6) if clock.first else pd.NaT,
-               last_commit=_ts(clock.last / 1e6) if clock.last else pd.NaT,
+               first_commit=_us_ts(clock.first), last_commit=_us_ts(clock.last),
                max_commit_gap_s=clock.max_gap if clock.first else float("nan"),
                max_commit_group=clock.max_group or pd.NA)
     return row

@@ -73,17 +73,21 @@ def sections(doc: dict) -> list:
                      rows)))
     rots = doc["rotations"]
     if rots:
+        header = ["at", "file", "next", "size", "lived", "stall"]
         rows = [[clock(r["at"], False), r["from_file"], r["to_file"], _size(r["size_bytes"]),
                  _dur(r["lifetime_s"]), f"{r['stall_s']:.1f} s" if r["stall_s"] else "none"]
                 for r in rots]
+        if any(r["commit_gap_s"] is not None for r in rots):     # MySQL 8 commit timestamps
+            header.append("commit gap")
+            for row, r in zip(rows, rots):
+                row.append("-" if r["commit_gap_s"] is None else f"{r['commit_gap_s']:.3f} s")
         notes = [f"{r['from_file']}: files missing before it ({', '.join(r['missing_before'])}): "
                  "purged, or not given" for r in rots if r["missing_before"]]
         notes += [f"{r['to_file']} was created at a server start" for r in rots
                   if r["restart_after"]]
         notes += [f"{r['from_file']} was not given; its rotation is seen as the start of "
                   f"{r['to_file']}" for r in rots if r["inferred"]]
-        out.append((f"Binlog rotations (UTC, {len(rots)})", notes,
-                    (["at", "file", "next", "size", "lived", "stall"], rows)))
+        out.append((f"Binlog rotations (UTC, {len(rots)})", notes, (header, rows)))
     out.append(("Cadence", [_cadence(doc["cadence"])], None))
     if doc["advice"]:
         out.append(("What it means", doc["advice"], None))
