@@ -171,3 +171,66 @@ def test_pre_ga_trees_renumbered():
     assert summary["types"].get(L.TABLE_MAP_EVENT) == 3 and summary["rows"] == 5
     loads = walk(find("ver_5_1-wl2325_s.001"))["types"]
     assert loads.get(L.BEGIN_LOAD_QUERY_EVENT) == 1 and loads.get(L.EXECUTE_LOAD_QUERY_EVENT) == 1
+
+
+# -- differential: python-mysql-replication's event classes on the same bytes ---------
+
+class _Packet:
+    """Just enough of pymysqlreplication's BinLogPacketWrapper to feed it an event body."""
+
+    def __init__(self, raw, body):
+        self.event_type, self.timestamp = raw.type_code, raw.when
+        self.data, self.read_bytes = body, 0
+
+    def read(self, size):
+        out = self.data[self.read_bytes:self.read_bytes + size]
+        self.read_bytes += size
+        return out
+
+    def read_int64(self):
+        return int.from_bytes(self.read(8), "little", signed=True)
+
+    def read_uint64(self):
+        return int.from_bytes(self.read(8), "little")
+
+
+class _Connection:
+    def _get_dbms(self):
+        return "mysql"
+
+
+def test_gtids_agree_with_python_mysql_replication():
+    pmr = pytest.importorskip("pymysqlreplication.event")
+    compared = 0
+    for path in peer_files():
+        if path.name in set(BROKEN) | GZIPPED:
+            continue
+        with BinlogReader(str(path)) as reader:
+            reader.read_magic()
+            for raw in reader.events():
+                if raw.type_code not in (L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT,
+                                         L.PREVIOUS_GTIDS_LOG_EVENT):
+                    continue
+                ours = decode_event(raw, reader.fde)
+                body = bytes(raw.payload[reader.fde.header_len:])
+                version = reader.fde.version_split
+                if raw.type_code == L.PREVIOUS_GTIDS_LOG_EVENT:
+                    if ours.gtid_format != L.GTID_FORMAT_UNTAGGED:
+                        continue            # tagged sets: pymysqlreplication predates them
+                    theirs = pmr.PreviousGtidsEvent(_Packet(raw, body), len(body), {}, _Connection(),
+                                                    mysql_version=version)
+                    expected = ",".join(f"{e.uuid}-:{[f'{a}-{b}' for a, b in e.intervals]}"
+                                        for e in ours.entries)
+                    assert theirs._previous_gtids == expected
+                else:
+                    if ours.lt_type is None:
+                        continue            # 5.6 events: pymysqlreplication reads past them
+                    theirs = pmr.GtidEvent(_Packet(raw, body), len(body), {}, _Connection(),
+                                           mysql_version=version)
+                    assert (theirs.sid, theirs.gno, theirs.lt_type) == (ours.sid, ours.gno, ours.lt_type)
+                    assert theirs.commit_flag == ours.may_have_sbr
+                    if version >= (5, 7):
+                        assert (theirs.last_committed, theirs.sequence_number) == \
+                            (ours.last_committed, ours.sequence_number)
+                compared += 1
+    assert compared > 100
