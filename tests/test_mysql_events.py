@@ -540,6 +540,11 @@ def test_table_map_optional_metadata_minimal_and_broken():
     assert not md.primary_key_with_prefix and md.column_names is None
     assert [(c.unsigned, c.collation) for c in T.column_info(tm)] == [(False, None), (None, 45),
                                                                      (None, 63)]
+    # ENUM_AND_SET_DEFAULT_CHARSET: default for ENUM/SET columns, exceptions by their index
+    enums = decode(L.TABLE_MAP_EVENT, table_map_body(
+        [254, 3, 254], bytes([247, 1, 248, 2]),
+        tlv(L.TM_ENUM_AND_SET_DEFAULT_CHARSET, packed_int(8) + packed_int(1) + packed_int(224))))
+    assert [c.collation for c in T.column_info(enums)] == [8, None, 224]
     broken = decode(L.TABLE_MAP_EVENT, table_map_body([3], b"", b"\x04\x05\x01a"))
     with pytest.raises(ValueError):
         broken.metadata
