@@ -105,7 +105,7 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
                       "one): stalls cannot be matched to rotations.  Pass the binlog files of "
                       "the period, not only the live one.")
     doc = _doc(statements, stalls, rotations_w, restarts, files, threshold, since_us, until_us,
-               slowlogs, server_tz, notes, now)
+               slowlogs, server_tz, notes, now, lo)
     if state_path:
         doc["state"] = state_mod.save_state(state_path, prev, statements, files, stalls, until_us)
     code = EXIT_STALLS if any(s["over_threshold"] for s in doc["stalls"]) else EXIT_OK
@@ -207,11 +207,24 @@ def _rotation_dicts(rotations, stalls) -> list:
             for _, r in rotations.iterrows()]
 
 
+def _reported_span(statements, lo_us, until_us):
+    """(first, last, count) of the statements the report is about (after --since/state)."""
+    ends = statements["end"]
+    sel = pd.Series(True, index=statements.index)
+    if lo_us is not None:
+        sel &= ends > pd.Timestamp(lo_us, unit="us", tz="UTC")
+    if until_us is not None:
+        sel &= statements["start"] <= pd.Timestamp(until_us, unit="us", tz="UTC")
+    part = statements[sel]
+    if not len(part):
+        return None, None, 0
+    return part["start"].min(), part["end"].max(), int(len(part))
+
+
 def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, until_us,
-         slowlogs, server_tz, notes, now) -> dict:
+         slowlogs, server_tz, notes, now, lo_us=None) -> dict:
     stall_docs = [_stall_dict(r, threshold) for _, r in stalls.iterrows()]
-    first = statements["start"].min() if len(statements) else None
-    last = statements["end"].max() if len(statements) else None
+    first, last, n_new = _reported_span(statements, lo_us, until_us)
     min_qt = float(statements["query_time"].min()) if len(statements) else None
     if min_qt is not None and min_qt >= 0.1:
         notes.append(f"The slow log has no statement faster than {min_qt:.2f} s "
@@ -219,7 +232,7 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
                      "stall starts are estimated from those statements.")
     cad = cadence(rotations, stalls)
     doc = {
-        "verdict": verdict(stall_docs, cad, threshold, first, last, len(statements)),
+        "verdict": verdict(stall_docs, cad, threshold, first, last, n_new),
         "threshold_s": threshold,
         "generated_at": iso(pd.Timestamp(now or datetime.datetime.now(datetime.timezone.utc))),
         "window": {"since": iso(since_us), "until": iso(until_us), "first": iso(first),
@@ -236,7 +249,8 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
             "slow_statements": int((statements["query_time"] >= MIN_LATENCY_S).sum()),
             "binlog_span": None if files is None or not len(files) else
             _span(files["first_event"].min(), files["last_event"].max()),
-            "slowlog_span": _span(first, last) if first is not None else None,
+            "slowlog_span": _span(statements["start"].min(), statements["end"].max())
+            if len(statements) else None,
             "server_tz": server_tz, "min_query_time_s": min_qt,
         },
         "advice": advice(stall_docs),
@@ -256,7 +270,7 @@ def _fmt_size(n) -> str:
 def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
     """One line for cron mail: how many stalls, how many at rotations, the worst."""
     if not n_statements:
-        return "No new slow-log statements since the last run."
+        return "No slow-log statements in the window (none newer than the last run)."
     over = [s for s in stalls if s["over_threshold"]]
     rot_over = [s for s in over if s["cause"] == ROTATION_CAUSE]
     span = f"{_hm(first)} to {_hm(last)}"
