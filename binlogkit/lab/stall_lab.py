@@ -42,9 +42,10 @@ process at the moment the delay happens.  ``mariadbd`` is exec'd directly by
 :class:`~binlogkit.lab.server.MariaDBServer`, so ``LD_PRELOAD`` reaches it;
 ``run_lab`` checks ``/proc/<pid>/maps`` and fails if the shim is not loaded.
 
-The datadir lives on ``/dev/shm`` when it exists: real syncs there are
+The datadir lives on ``/dev/shm`` when it has room: real syncs there are
 no-ops, so the injected delay is the only slow sync and the control run
-(no delay) has no disk noise from other work on the machine.
+(no delay) has no disk noise from other work on the machine.  Elsewhere
+(a container's small /dev/shm) real syncs of a few MB add some noise.
 """
 
 from __future__ import annotations
@@ -254,9 +255,18 @@ def _server_options(cfg: LabConfig, slowlog: Path) -> dict:
     }
 
 
+SHM_NEEDED = 512 << 20           # datadir (InnoDB files, redo log), binlogs, slow log
+
+
 def _scratch_dir() -> Path:
+    """A temp dir on /dev/shm when it is writable and roomy (containers often give 64 MB)."""
     shm = Path("/dev/shm")
-    if shm.is_dir() and os.access(shm, os.W_OK):
+    try:
+        st = os.statvfs(shm)
+        roomy = st.f_bavail * st.f_frsize >= SHM_NEEDED and os.access(shm, os.W_OK)
+    except OSError:
+        roomy = False
+    if roomy:
         return Path(tempfile.mkdtemp(prefix="binlogkit-stall-lab-", dir=shm))
     return Path(tempfile.mkdtemp(prefix="binlogkit-stall-lab-"))
 
