@@ -366,3 +366,13 @@ def test_print_still_does_not_import_pandas_or_matplotlib():
 def test_console_script_help():
     r = subprocess.run(["binlogkit", "report", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "--state FILE" in r.stdout
+
+
+def test_state_not_advanced_when_the_report_cannot_be_written(tmp_path):
+    state = tmp_path / "state.json"
+    code, out = run("--binlog", *BINLOGS, "--slowlog", SLOW, "--server-tz", "UTC",
+                    "--state", str(state), "-o", str(tmp_path / "missing" / "r.txt"))
+    assert code == 1 and "r.txt" in out
+    assert not state.exists()
+    code, doc = report_json("--state", str(state))
+    assert len(doc["stalls"]) == len(TRUTH["delays"]) and state.exists()

@@ -23,6 +23,9 @@ JSON document::
                 "slowlog_span", "server_tz", "min_query_time_s"},
      "advice": [str], "notes": [str], "state": {...} | null}
 
+With ``state_path`` the new state is computed but written only by
+``Report.save_state()``, so a failed delivery does not skip data next time.
+
 ``size_bytes`` is null (and ``inferred`` true) for a rotation seen only as
 the next file's start, when the file that rotated was not given.
 """
@@ -59,6 +62,13 @@ class Report:
     rotations: pd.DataFrame
     exit_code: int = EXIT_OK
     warnings: list = field(default_factory=list)
+    state_path: str | None = None
+    next_state: dict | None = None
+
+    def save_state(self) -> None:
+        """Advance the ``--state`` file (call once the report has been delivered)."""
+        if self.state_path and self.next_state is not None:
+            state_mod.write_state(self.state_path, self.next_state)
 
 
 def iso(ts) -> str | None:
@@ -106,10 +116,12 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
                       "the period, not only the live one.")
     doc = _doc(statements, stalls, rotations_w, restarts, files, threshold, since_us, until_us,
                slowlogs, server_tz, notes, now, lo)
+    new_state = None
     if state_path:
-        doc["state"] = state_mod.save_state(state_path, prev, statements, files, stalls, until_us)
+        doc["state"], new_state = state_mod.next_state(state_path, prev, statements, files,
+                                                       stalls, until_us)
     code = EXIT_STALLS if any(s["over_threshold"] for s in doc["stalls"]) else EXIT_OK
-    return Report(doc, statements, stalls, rotations_w, code, notes)
+    return Report(doc, statements, stalls, rotations_w, code, notes, state_path, new_state)
 
 
 def _max(a, b):

@@ -113,6 +113,8 @@ def _run(binlogs, slowlogs, since_us, until_us, threshold, fmt, output, plot, st
             sys.stdout.flush()
         except BrokenPipeError:
             sys.stderr.close()
+            return rep.exit_code            # not delivered: keep the state where it was
+    rep.save_state()
     return rep.exit_code
 
 

@@ -11,6 +11,7 @@ A run reports stalls that end after the previous watermark (less
 last run read the log) and that do not overlap one already reported, and
 rotations after the watermark.  The slow log is read from ``LOOKBACK_US``
 before the watermark so that a stall straddling it is still seen whole.
+The CLI writes the new state only after the report has been written.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import tempfile
 
 from binlogkit.errors import BinlogkitError
 
-__all__ = ["load_state", "save_state", "LOOKBACK_US", "SETTLE_US", "StateError"]
+__all__ = ["load_state", "next_state", "write_state", "LOOKBACK_US", "SETTLE_US", "StateError"]
 
 VERSION = 1
 LOOKBACK_US = 15 * 60 * 1_000_000
@@ -68,8 +69,8 @@ def _newest(statements, files, until_us):
     return min(newest, until_us) if until_us is not None else newest
 
 
-def save_state(path, prev, statements, files, stalls, until_us=None) -> dict:
-    """Record this run; returns the ``state`` section of the JSON report."""
+def next_state(path, prev, statements, files, stalls, until_us=None):
+    """(the ``state`` section of the JSON report, the state document to write)."""
     prev_mark = prev["watermark_us"] if prev else None
     newest = _newest(statements, files, until_us)
     mark = max(v for v in (prev_mark, newest) if v is not None) if (prev_mark or newest) else 0
@@ -80,12 +81,13 @@ def save_state(path, prev, statements, files, stalls, until_us=None) -> dict:
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     doc = {"version": VERSION, "watermark_us": mark, "watermark": _iso(mark),
            "reported": reported, "runs": (prev or {}).get("runs", 0) + 1, "last_run": now}
-    _write_atomic(path, doc)
-    return {"file": os.fspath(path), "previous_watermark": _iso(prev_mark) if prev_mark else None,
-            "watermark": doc["watermark"], "runs": doc["runs"]}
+    section = {"file": os.fspath(path), "previous_watermark": _iso(prev_mark) if prev_mark else None,
+               "watermark": doc["watermark"], "runs": doc["runs"]}
+    return section, doc
 
 
-def _write_atomic(path, doc):
+def write_state(path, doc):
+    """Replace the state file atomically (temp file + rename)."""
     folder = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".binlogkit-state-", dir=folder)
