@@ -203,6 +203,18 @@ static const char b64_alphabet[] =
 #define B64_LINE 76            /* characters per output line */
 #define B64_LINE_IN 57         /* input bytes per full line: 76 / 4 * 3 */
 
+/* Two base64 characters for every 12-bit value: half the lookups. */
+static char b64_pairs[4096][2];
+
+static void
+b64_init(void)
+{
+    for (int v = 0; v < 4096; v++) {
+        b64_pairs[v][0] = b64_alphabet[v >> 6];
+        b64_pairs[v][1] = b64_alphabet[v & 63];
+    }
+}
+
 /* Encode n bytes (n <= 57) into out; returns the characters written. */
 static Py_ssize_t
 b64_encode_line(const unsigned char *in, Py_ssize_t n, char *out)
@@ -211,10 +223,9 @@ b64_encode_line(const unsigned char *in, Py_ssize_t n, char *out)
     Py_ssize_t i = 0;
     for (; i + 3 <= n; i += 3) {
         uint32_t v = ((uint32_t)in[i] << 16) | ((uint32_t)in[i + 1] << 8) | in[i + 2];
-        *o++ = b64_alphabet[(v >> 18) & 63];
-        *o++ = b64_alphabet[(v >> 12) & 63];
-        *o++ = b64_alphabet[(v >> 6) & 63];
-        *o++ = b64_alphabet[v & 63];
+        memcpy(o, b64_pairs[v >> 12], 2);
+        memcpy(o + 2, b64_pairs[v & 0xFFF], 2);
+        o += 4;
     }
     if (n - i == 1) {
         uint32_t v = (uint32_t)in[i] << 16;
@@ -485,9 +496,13 @@ enum {
 #define ANNOTATE_ROWS_EVENT 160
 #define STMT_END_F 1
 
+/* A growing output buffer: PyMem memory, or (as_bytes) a bytes object that is
+ * handed out at the end without another copy. */
 typedef struct {
     char *p;
     Py_ssize_t len, cap;
+    int as_bytes;
+    PyObject *bytes;
 } Buf;
 
 static int
@@ -498,14 +513,49 @@ buf_reserve(Buf *b, Py_ssize_t extra)
     Py_ssize_t cap = b->cap ? b->cap : 4096;
     while (cap < b->len + extra)
         cap *= 2;
-    char *p = PyMem_Realloc(b->p, cap);
-    if (p == NULL) {
-        PyErr_NoMemory();
-        return -1;
+    if (b->as_bytes) {
+        if (b->bytes == NULL)
+            b->bytes = PyBytes_FromStringAndSize(NULL, cap);
+        else
+            _PyBytes_Resize(&b->bytes, cap);      /* NULL on failure */
+        if (b->bytes == NULL)
+            return -1;
+        b->p = PyBytes_AS_STRING(b->bytes);
+    } else {
+        char *p = PyMem_Realloc(b->p, cap);
+        if (p == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->p = p;
     }
-    b->p = p;
     b->cap = cap;
     return 0;
+}
+
+/* The first n bytes of an as_bytes buffer, as bytes (the buffer is used up). */
+static PyObject *
+buf_take_bytes(Buf *b, Py_ssize_t n)
+{
+    PyObject *result = b->bytes;
+    b->bytes = NULL;
+    b->p = NULL;
+    b->len = b->cap = 0;
+    if (result == NULL)
+        return PyBytes_FromStringAndSize("", 0);
+    if (_PyBytes_Resize(&result, n) < 0)
+        return NULL;
+    return result;
+}
+
+static void
+buf_free(Buf *b)
+{
+    if (b->as_bytes)
+        Py_CLEAR(b->bytes);
+    else
+        PyMem_Free(b->p);
+    b->p = NULL;
 }
 
 static int
@@ -700,22 +750,24 @@ table_map_event(const Fmt *f, Buf *out, Buf *head, Buf *body, const unsigned cha
         PyErr_SetString(PyExc_TypeError, "table map entry must be (table_id, body, text)");
         goto done;
     }
+    /* head += [annotate], header, text; then flush_head(): straight to out */
+    if (buf_put(out, head->p, head->len) < 0)
+        goto done;
+    head->len = 0;
     if (*annotate != NULL) {
         const unsigned char *a = *annotate;
         uint32_t asize = get_u32(a + 9);
-        if (put_annotate(head, f, a, asize, asize - (f->has_crc ? BINLOG_CHECKSUM_LEN : 0)) < 0)
+        if (put_annotate(out, f, a, asize, asize - (f->has_crc ? BINLOG_CHECKSUM_LEN : 0)) < 0)
             goto done;
         *annotate = NULL;
     }
     PyObject *text = PyTuple_GET_ITEM(entry, 2);
-    if (put_event_header(head, f, ev, size) < 0
-        || buf_put(head, PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)) < 0
+    if (put_event_header(out, f, ev, size) < 0
+        || buf_put(out, PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)) < 0
         || put_base64(body, ev, size) < 0
         || PyDict_SetItem(f->ctx[CTX_TABLE_MAPS], PyTuple_GET_ITEM(entry, 0),
-                          PyTuple_GET_ITEM(entry, 1)) < 0
-        || buf_put(out, head->p, head->len) < 0)
+                          PyTuple_GET_ITEM(entry, 1)) < 0)
         goto done;
-    head->len = 0;
     rc = 1;
 done:
     Py_DECREF(entry);
@@ -825,6 +877,7 @@ print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t avail = PyBytes_GET_SIZE(args[0]);
     Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f.has_crc ? BINLOG_CHECKSUM_LEN : 0);
     Buf out = {0}, head = {0}, body = {0};
+    out.as_bytes = 1;
     const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
     Py_ssize_t rows = 0, events = 0, committed_events = 0, committed_len = 0;
     long long committed_pos = pos;
@@ -878,13 +931,12 @@ print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             committed_len = out.len;
         }
     }
-    PyObject *result = NULL;
-    if (!failed)
-        result = Py_BuildValue("(nLy#)", committed_events, committed_pos,
-                               out.p ? out.p : "", committed_len);
-    PyMem_Free(out.p);
-    PyMem_Free(head.p);
-    PyMem_Free(body.p);
+    PyObject *result = NULL, *text = failed ? NULL : buf_take_bytes(&out, committed_len);
+    if (text != NULL)
+        result = Py_BuildValue("(nLN)", committed_events, committed_pos, text);
+    buf_free(&out);
+    buf_free(&head);
+    buf_free(&body);
     return result;
 }
 
@@ -913,6 +965,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
+    b64_init();
     if (PyType_Ready(&RawEvent_Type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);

@@ -212,31 +212,44 @@ class BinlogReader:
     def __exit__(self, *exc):
         self.close()
 
-    def _fill(self, upto):
-        """Make sure the buffer holds the file up to offset `upto` if it can."""
-        while self._buf_pos + len(self._buf) < upto and not self._eof:
+    def _fill(self, upto, keep_from):
+        """Make sure the buffer holds the file up to offset `upto` if it can.
+
+        Whatever lies before `keep_from` (the event being read) is let go, so
+        the buffer stays about CHUNK_SIZE plus one event, and each byte of
+        the file is copied at most once on its way in."""
+        end = self._buf_pos + len(self._buf)
+        if end >= upto or self._eof:
+            return
+        drop = min(max(keep_from - self._buf_pos, 0), len(self._buf))
+        parts = [self._buf[drop:]] if drop < len(self._buf) else []
+        self._buf_pos += drop
+        while end < upto:
             try:
-                chunk = self._file.read(max(CHUNK_SIZE, upto - self._buf_pos - len(self._buf)))
+                chunk = self._file.read(max(CHUNK_SIZE, upto - end))
             except OSError as exc:
                 raise self._error(BinlogError, f"Error reading file (Errcode: {exc.errno} "
-                                  f"\"{exc.strerror}\")", self._buf_pos + len(self._buf)) from None
+                                  f"\"{exc.strerror}\")", end) from None
             if not chunk:
                 self._eof = True
                 break
-            self._buf = self._buf + chunk if self._buf else chunk
+            parts.append(chunk)
+            end += len(chunk)
+        self._buf = parts[0] if len(parts) == 1 else b"".join(parts)
 
-    def _discard_before(self, pos):
-        drop = pos - self._buf_pos
-        if drop > CHUNK_SIZE or drop >= len(self._buf):
-            self._buf = self._buf[drop:]
-            self._buf_pos = pos
+    def _rewind(self, pos):
+        try:
+            self._file.seek(pos)
+        except (OSError, ValueError) as exc:
+            raise self._error(BinlogError, f"Cannot go back to offset {pos}: {exc}", pos) from None
+        self._buf, self._buf_pos, self._eof = b"", pos, False
 
     def _error(self, cls, message, offset, type_code=None):
         return cls(message, path=self.display_name, offset=offset, type_code=type_code)
 
     # -- header -------------------------------------------------------------
     def read_magic(self):
-        self._fill(BIN_LOG_HEADER_SIZE)
+        self._fill(BIN_LOG_HEADER_SIZE, 0)
         magic = self._buf[:BIN_LOG_HEADER_SIZE]
         if len(magic) < BIN_LOG_HEADER_SIZE:
             raise self._error(BadMagicError, "Failed reading header; probably an empty file.", 0)
@@ -247,8 +260,13 @@ class BinlogReader:
 
     # -- events -------------------------------------------------------------
     def read_event_at(self, pos):
-        """Return (RawEvent or None at clean EOF) for the event at file offset pos."""
-        self._fill(pos + LOG_EVENT_HEADER_LEN)
+        """Return (RawEvent or None at clean EOF) for the event at file offset pos.
+
+        Reading goes forward: the buffer before `pos` may be dropped (going
+        back re-reads the file, when it can seek)."""
+        if pos < self._buf_pos:
+            self._rewind(pos)
+        self._fill(pos + LOG_EVENT_HEADER_LEN, pos)
         rel = pos - self._buf_pos
         avail = len(self._buf) - rel
         if avail <= 0:
@@ -260,7 +278,7 @@ class BinlogReader:
         if event_size < LOG_EVENT_HEADER_LEN:
             raise self._error(BinlogError, f"Event invalid, data_len: {event_size}, "
                               f"event_type: {header[1]}", pos, header[1])
-        self._fill(pos + event_size)
+        self._fill(pos + event_size, pos)
         rel = pos - self._buf_pos
         if len(self._buf) - rel < event_size:
             raise self._error(TruncatedEventError, f"Event truncated, data_len: {event_size}, "
@@ -311,8 +329,6 @@ class BinlogReader:
         """The RawEvent at file offset `pos`, or None at a clean end of file.
 
         Callers go forward: the buffer before `pos` may be dropped."""
-        if pos - self._buf_pos > CHUNK_SIZE:
-            self._discard_before(pos)
         event = None
         if self.verify_checksum or self.fde.event_type_permutation is not None:
             pass                # the slow path checks CRCs and renumbers pre-GA ids
@@ -325,8 +341,12 @@ class BinlogReader:
             event = self.read_event_at(pos)
         return event
 
-    def buffered(self, pos):
-        """(buffer, index of `pos` in it): what is read already, for batch printers."""
+    def buffered(self, pos, ahead=0):
+        """(buffer, index of `pos` in it), for batch printers: what is read
+        already, after reading on so that `ahead` bytes past `pos` are there
+        (when the file has them).  The buffer before `pos` may be dropped."""
+        if self._buf_pos + len(self._buf) < pos + ahead:
+            self._fill(pos + ahead, pos)
         return self._buf, pos - self._buf_pos
 
     def _next_buffered(self, pos):
@@ -357,7 +377,7 @@ class BinlogReader:
         """
         pos = BIN_LOG_HEADER_SIZE
         while pos < self.start_position:
-            self._fill(pos + LOG_EVENT_HEADER_LEN)
+            self._fill(pos + LOG_EVENT_HEADER_LEN, pos)
             rel = pos - self._buf_pos
             if len(self._buf) - rel < LOG_EVENT_HEADER_LEN:
                 return None

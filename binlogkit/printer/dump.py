@@ -22,6 +22,9 @@ from binlogkit.printer.state import (
 PREAMBLE = (b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n"
             b"/*!40019 SET @@session.max_delayed_threads=0*/;\n")
 FLUSH_AT = 1 << 16
+# bytes the C row-statement printer gets to see past its start, so that
+# statements rarely straddle the end of the read buffer
+FAST_READ_AHEAD = 1 << 16
 
 # Events printed by the default branch of process_event()
 SIMPLE_PRINTERS = {
@@ -93,6 +96,10 @@ class Printer:
 
     # -- output ------------------------------------------------------------
     def write(self, data):
+        if len(data) >= FLUSH_AT:       # big text: no copy into the pending block
+            self.flush()
+            self.out.write(data)
+            return
         self._pending.append(data)
         self._pending_size += len(data)
         if self._pending_size > FLUSH_AT:
@@ -256,7 +263,7 @@ class Printer:
         ctx = self._fast_context
         if ctx is None:
             ctx = self._fast_context = self._make_fast_context(reader, stop_position)
-        buf, rel = reader.buffered(pos)
+        buf, rel = reader.buffered(pos, FAST_READ_AHEAD)
         events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
         if events:
             self.rec_count += events
