@@ -313,3 +313,16 @@ def test_mysql8_commit_clock(name):
     gaps = [b - a for a, b in zip(ict, ict[1:])]
     assert row["max_commit_gap_s"] == pytest.approx(max(gaps) / 1e6)
     assert row["max_commit_group"] >= 1
+
+
+def test_long_statement_that_filled_the_file_links_its_rotation():
+    """The ROTATE event carries the start of the statement that filled the file."""
+    leader = [(10.0, 18.0, "write")]                   # ran 15 s, then waited 3 s for the sync
+    st = frame(background() + leader + stall_rows(s=25.0, length=3.0))
+    rot = pd.DataFrame([rotation(10.0)])
+    s = find_stalls(st, rot)
+    assert len(s) == 1 and s["cause"].iloc[0] == "binlog_rotation"
+    assert abs((s["start"].iloc[0] - T0).total_seconds() - 25.0) < 0.05
+    # without the leader statement in the log the rotation is too far from the stall
+    s = find_stalls(frame(background() + stall_rows(s=25.0, length=3.0)), rot)
+    assert s["cause"].iloc[0] == "unexplained"

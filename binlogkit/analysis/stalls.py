@@ -25,9 +25,11 @@ hint                   for unexplained stalls: what the shape suggests
 
 A pile-up is a ``binlog_rotation`` stall when a ROTATE event's time (the
 start, in whole seconds, of the statement whose commit filled the file) is
-within ``[S - 1 s, S + 2 s]`` of the stall start S, and most piled statements
-are writes or COMMITs: a rotation holds the binlog lock, which reads do not
-need.  Each rotation explains at most one stall (the nearest).
+within ``[S - 1 s, S + 2 s]`` of the stall start S, or is the second in which
+one of the piled statements began (that statement filled the file, then
+waited for its own rotation, however long it ran before), and most piled
+statements are writes or COMMITs: a rotation holds the binlog lock, which
+reads do not need.  Each rotation explains at most one stall (the nearest).
 
 ``cadence(rotations, stalls)`` compares how often files rotate with how often
 stalls happen, and counts how many rotations caused a stall (precision) and
@@ -50,6 +52,7 @@ STALL_COLUMNS = ["start", "end", "duration_s", "shape", "queries", "writes", "co
                  "members", "cause", "rotation_from", "rotation_to", "rotation_at",
                  "rotation_size", "hint"]
 BEFORE_S, AFTER_S = 1.0, 2.0          # rotation time vs stall start
+LEADER_SLACK_S = 1.05                 # rotation time vs a piled statement's logged start
 MIN_WRITE_SHARE = 0.5
 RESTART_BEFORE_S = 60.0
 
@@ -105,21 +108,28 @@ def find_stalls(statements, rotations=None, restarts=None, covered=None, min_lat
     stalls = (pd.concat(frames, ignore_index=True) if frames
               else pd.DataFrame(columns=PILEUP_COLUMNS[:3] + ["shape"] + PILEUP_COLUMNS[3:]))
     stalls = stalls.sort_values("start", kind="stable").reset_index(drop=True)
-    return attribute(stalls, rotations, restarts, covered)
+    return attribute(stalls, rotations, restarts, covered, statements)
 
 
 def _write_share(row) -> float:
     return (row["writes"] + row["commits"]) / row["queries"] if row["queries"] else 0.0
 
 
-def attribute(stalls, rotations=None, restarts=None, covered=None) -> pd.DataFrame:
-    """Set cause/rotation_*/hint on each stall (see the module doc)."""
+def attribute(stalls, rotations=None, restarts=None, covered=None,
+              statements=None) -> pd.DataFrame:
+    """Set cause/rotation_*/hint on each stall (see the module doc).
+
+    With ``statements`` (the frame the stalls' ``members`` index), a rotation
+    also matches when a piled statement began in the ROTATE event's second: the
+    statement whose commit filled the file carries that time and waits for its
+    own rotation, however long it ran before.
+    """
     stalls = stalls.copy()
     for col, value in (("cause", UNEXPLAINED), ("rotation_from", None), ("rotation_to", None),
                        ("rotation_at", pd.NaT), ("rotation_size", pd.NA), ("hint", None)):
         stalls[col] = value
     stalls["rotation_at"] = pd.to_datetime(stalls["rotation_at"], utc=True)
-    near = _nearest_rotations(stalls, rotations)
+    near = _nearest_rotations(stalls, rotations, statements)
     for i, row in stalls.iterrows():
         rot = near.get(i)
         if rot is not None and row["shape"] == "pile-up" and _write_share(row) >= MIN_WRITE_SHARE:
@@ -132,23 +142,33 @@ def attribute(stalls, rotations=None, restarts=None, covered=None) -> pd.DataFra
     return stalls[STALL_COLUMNS]
 
 
-def _nearest_rotations(stalls, rotations) -> dict:
-    """{stall index: rotation row}; each rotation goes to the nearest stall start."""
+def _nearest_rotations(stalls, rotations, statements=None) -> dict:
+    """{stall index: rotation row}; each rotation goes to the nearest stall."""
     if rotations is None or not len(rotations) or not len(stalls):
         return {}
     at = seconds(rotations["at"])
     starts = seconds(stalls["start"])
     pairs = []
-    for i, s in zip(stalls.index, starts):
+    for (i, row), s in zip(stalls.iterrows(), starts):
+        member_starts = _member_starts(row, statements)
         for j, a in enumerate(at):
             if a - BEFORE_S <= s <= a + AFTER_S:
                 pairs.append((abs(s - (a + 0.5)), i, j))
+            elif len(member_starts) and np.any(np.abs(member_starts - a) <= LEADER_SLACK_S):
+                pairs.append((float(np.min(np.abs(member_starts - a))), i, j))
     out, used = {}, set()
     for _, i, j in sorted(pairs):
         if i not in out and j not in used:
             out[i] = rotations.iloc[j]
             used.add(j)
     return out
+
+
+def _member_starts(row, statements) -> np.ndarray:
+    """Logged start times (s) of a pile-up's statements; empty without the frame."""
+    if statements is None or row["shape"] != "pile-up" or not len(row["members"]):
+        return np.zeros(0)
+    return seconds(statements.loc[row["members"], "start"])
 
 
 def hint(row, rotation=None, restarts=None, covered=None) -> str:
