@@ -326,3 +326,12 @@ def test_long_statement_that_filled_the_file_links_its_rotation():
     # without the leader statement in the log the rotation is too far from the stall
     s = find_stalls(frame(background() + stall_rows(s=25.0, length=3.0)), rot)
     assert s["cause"].iloc[0] == "unexplained"
+
+
+def test_sleeps_and_heavy_queries_are_not_stalls():
+    sleeps = [(20.0, 3.0, "read"), (20.01, 3.0, "read"), (20.02, 3.0, "read")]
+    st = frame(background() + sleeps)
+    st.loc[st["query_time"] == 3.0, "query"] = "SELECT SLEEP(3)"
+    assert find_stalls(st).empty
+    heavy = [(float(t), 4.0, "read", 0.0, 5_000_000) for t in np.linspace(20, 40, 30)]
+    assert find_stalls(frame(background() + heavy)).empty

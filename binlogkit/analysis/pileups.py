@@ -25,7 +25,8 @@ began.  So for MariaDB logs (a ``mariadbd``/``MariaDB`` header, or its
 computed here from the raw ``# Time``; other logs use the parser's instants.
 
 ``find_pileups(statements)``: a pile-up is at least ``min_statements``
-statements with ``Query_time >= min_latency`` that were released at one
+statements with ``Query_time >= min_latency`` (not counting ``SLEEP()``
+calls, slow on purpose) that were released at one
 instant R (their end intervals overlap) and whose starts (R - Query_time) fall
 back to a common instant S (at least ``min_common`` of them start within
 ``start_window`` s of each other; S is the earliest such start).  That is the
@@ -44,7 +45,7 @@ import pandas as pd
 from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.timeparse import parse_time_value
 
-__all__ = ["statements_frame", "find_pileups", "describe", "statement_kind",
+__all__ = ["statements_frame", "find_pileups", "describe", "statement_kind", "slow_statements",
            "STATEMENT_COLUMNS", "PILEUP_COLUMNS"]
 
 STATEMENT_COLUMNS = ["start", "end", "time_res_s", "query_time", "lock_time", "rows_examined",
@@ -200,6 +201,18 @@ def check_statements(df: pd.DataFrame, names) -> None:
 
 # -- pile-ups ---------------------------------------------------------------------------
 
+_SLEEPS = re.compile(r"\bsleep\s*\(", re.I)
+
+
+def slow_statements(statements: pd.DataFrame, min_latency=0.5) -> pd.DataFrame:
+    """Statements at least ``min_latency`` slow, except those slow on purpose (SLEEP())."""
+    cand = statements[statements["query_time"] >= min_latency]
+    if len(cand) and "query" in cand:
+        asleep = cand["query"].map(lambda q: isinstance(q, str) and _SLEEPS.search(q) is not None)
+        cand = cand[~asleep.astype(bool)]
+    return cand
+
+
 def _max_depth(lo: np.ndarray, hi: np.ndarray):
     """The region covered by the most intervals [lo, hi]: (depth, a, b)."""
     points = np.concatenate([lo, hi])
@@ -227,7 +240,7 @@ def _chains(end_lo: np.ndarray, gap: float):
 def find_pileups(statements: pd.DataFrame, min_latency=0.5, min_statements=3, min_common=2,
                  start_window=0.5, release_slack=0.05, min_duration=0.5) -> pd.DataFrame:
     """Pile-ups in ``statements`` (a statements_frame); see the module doc."""
-    cand = statements[statements["query_time"] >= min_latency]
+    cand = slow_statements(statements, min_latency)
     if len(cand) < min_statements:
         return _frame([], statements)
     end_lo = seconds(cand["end"])

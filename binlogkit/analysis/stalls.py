@@ -8,7 +8,7 @@ duration_s             float
 shape                  ``pile-up`` (released at one instant, see
                        :mod:`binlogkit.analysis.pileups`) or ``spread``
                        (several slow statements at once, not released
-                       together)
+                       together, each examining at most 1000 rows)
 queries, writes,       statements involved, by kind
 commits, reads, others
 max_query_time,        seconds; share of the time spent in Lock_time;
@@ -40,7 +40,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from binlogkit.analysis.pileups import PILEUP_COLUMNS, describe, find_pileups, seconds
+from binlogkit.analysis.pileups import (
+    PILEUP_COLUMNS, describe, find_pileups, seconds, slow_statements,
+)
 
 __all__ = ["find_stalls", "find_spread", "attribute", "cadence", "STALL_COLUMNS",
            "ROTATION_CAUSE", "UNEXPLAINED"]
@@ -53,15 +55,20 @@ STALL_COLUMNS = ["start", "end", "duration_s", "shape", "queries", "writes", "co
                  "rotation_size", "hint"]
 BEFORE_S, AFTER_S = 1.0, 2.0          # rotation time vs stall start
 LEADER_SLACK_S = 1.05                 # rotation time vs a piled statement's logged start
+CHEAP_ROWS = 1000                     # a "spread" slowdown counts statements this cheap
 MIN_WRITE_SHARE = 0.5
 RESTART_BEFORE_S = 60.0
 
 
 def find_spread(statements: pd.DataFrame, exclude=(), min_latency=0.5, min_concurrent=3,
-                min_duration=0.5, merge_gap=1.0) -> pd.DataFrame:
-    """Periods when ``min_concurrent`` slow statements ran at once (not pile-ups)."""
-    cand = statements[statements["query_time"] >= min_latency].drop(index=list(exclude),
-                                                                     errors="ignore")
+                min_duration=0.5, merge_gap=1.0, cheap_rows=CHEAP_ROWS) -> pd.DataFrame:
+    """Periods when ``min_concurrent`` slow but cheap statements ran at once (not pile-ups).
+
+    Cheap: at most ``cheap_rows`` rows examined (or not logged).  Statements
+    slow because they do a lot of work are not a stall.
+    """
+    cand = slow_statements(statements, min_latency).drop(index=list(exclude), errors="ignore")
+    cand = cand[~(cand["rows_examined"] > cheap_rows)]
     if len(cand) < min_concurrent:
         return pd.DataFrame(columns=PILEUP_COLUMNS)
     half = cand["time_res_s"].to_numpy() / 2
