@@ -37,6 +37,8 @@ def test_rotations_frame_of_lab_run():
     assert list(rot["from_file"]) == [p.name for p in BINLOGS[:-1]]
     assert list(rot["at"]) == list(files["rotated_at"].iloc[:-1])
     assert (rot["lifetime_s"] >= 0).all() and not rot["restart_after"].any()
+    assert list(rot["next_opened_at"]) == list(files["first_event"].iloc[1:])
+    assert (rot["next_opened_at"] >= rot["at"]).all()
     r = restarts(files)
     assert list(r["file"]) == [BINLOGS[0].name] and r["previous_end"].iloc[0] is None
 
@@ -157,6 +159,7 @@ def background(n=200, span=60.0, seed=1):
 def rotation(at_s, name="mariadb-bin.000041", nxt="mariadb-bin.000042"):
     return {"from_file": name, "to_file": nxt, "at": T0 + pd.Timedelta(seconds=at_s),
             "size_bytes": 1 << 30, "opened_at": T0, "lifetime_s": at_s, "next_given": True,
+            "next_opened_at": T0 + pd.Timedelta(seconds=at_s),
             "missing_before": [], "restart_after": False, "commit_gap_s": float("nan")}
 
 

@@ -28,7 +28,8 @@ max_commit_group    MySQL 5.7+: most transactions sharing one last_committed
 ``rotations_frame(paths)`` gives that table for several files (in binlog
 order), and ``rotations_table(files)`` one row per rotation: ``from_file``,
 ``to_file``, ``at``, ``size_bytes``, ``lifetime_s``, ``next_given`` (the next
-file is among the inputs), ``missing_before`` (files of the sequence absent
+file is among the inputs), ``next_opened_at`` (its format description's
+header time), ``missing_before`` (files of the sequence absent
 between this file and the previous one given: purged, or not supplied),
 ``restart_after`` (the next file was created at a server start), and with
 MySQL 8 ``commit_gap_s`` (first commit of the next file minus last commit of
@@ -57,7 +58,8 @@ FILE_COLUMNS = ["file", "path", "size_bytes", "first_event", "last_event", "even
                 "server_version", "created", "in_use", "rotate_to", "rotated_at", "stopped",
                 "first_commit", "last_commit", "max_commit_gap_s", "max_commit_group"]
 ROTATION_COLUMNS = ["from_file", "to_file", "at", "size_bytes", "opened_at", "lifetime_s",
-                    "next_given", "missing_before", "restart_after", "commit_gap_s", "inferred"]
+                    "next_given", "next_opened_at", "missing_before", "restart_after",
+                    "commit_gap_s", "inferred"]
 
 _GTID_CODES = frozenset({L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT,
                          getattr(L, "GTID_TAGGED_LOG_EVENT", 42)})
@@ -208,12 +210,14 @@ def rotations_table(files: pd.DataFrame) -> pd.DataFrame:
             "from_file": f["file"], "to_file": f["rotate_to"], "at": f["rotated_at"],
             "size_bytes": int(f["size_bytes"]), "opened_at": f["first_event"],
             "lifetime_s": (f["rotated_at"] - f["first_event"]).total_seconds(),
-            "next_given": nxt is not None, "missing_before": missing,
+            "next_given": nxt is not None,
+            "next_opened_at": nxt["first_event"] if nxt is not None else pd.NaT,
+            "missing_before": missing,
             "restart_after": bool(nxt is not None and pd.notna(nxt["created"])),
             "commit_gap_s": gap, "inferred": False,
         })
     df = pd.DataFrame(rows, columns=ROTATION_COLUMNS)
-    for col in ("at", "opened_at"):
+    for col in ("at", "opened_at", "next_opened_at"):
         df[col] = pd.to_datetime(df[col], utc=True)
     df["size_bytes"] = df["size_bytes"].astype("Int64")
     return df
@@ -239,7 +243,8 @@ def _inferred(f, prev, files, by_name):
         return None
     return {"from_file": before, "to_file": f["file"], "at": f["first_event"],
             "size_bytes": pd.NA, "opened_at": pd.NaT, "lifetime_s": float("nan"),
-            "next_given": True, "missing_before": [], "restart_after": False,
+            "next_given": True, "next_opened_at": f["first_event"], "missing_before": [],
+            "restart_after": False,
             "commit_gap_s": float("nan"), "inferred": True}
 
 

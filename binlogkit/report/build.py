@@ -14,7 +14,8 @@ JSON document::
                  "rotation": {"from_file", "to_file", "at", "size_bytes"} | null,
                  "hint": str | null, "top_classes": [{"fingerprint", "count", "id"}]}],
      "rotations": [{"from_file", "to_file", "at", "size_bytes", "lifetime_s", "stall_s",
-                    "missing_before", "restart_after", "commit_gap_s", "inferred"}],
+                    "next_opened_at", "missing_before", "restart_after", "commit_gap_s",
+                    "inferred"}],
      "restarts": [{"file", "at", "previous_end"}],
      "cadence": {"rotation_interval": {"median_s", "spread_s", "count"} | null,
                  "stall_interval": ..., "rotations", "rotations_with_stall", "stalls",
@@ -214,6 +215,7 @@ def _rotation_dicts(rotations, stalls) -> list:
     return [{"from_file": r["from_file"], "to_file": r["to_file"], "at": iso(r["at"]),
              "size_bytes": _int(r["size_bytes"]), "lifetime_s": _num(r["lifetime_s"], 1),
              "stall_s": _num(stall_of.get(r["from_file"])),
+             "next_opened_at": iso(r["next_opened_at"]),
              "missing_before": list(r["missing_before"]), "restart_after": bool(r["restart_after"]),
              "commit_gap_s": _num(r["commit_gap_s"], 6), "inferred": bool(r["inferred"])}
             for _, r in rotations.iterrows()]
