@@ -251,10 +251,16 @@ def test_two_processes_same_result(seed, tmp_path, monkeypatch):
 
 
 def count_merges(monkeypatch):
+    """Record the entry count of each child digest merged."""
     merged = []
     real = Digest.merge
-    monkeypatch.setattr(Digest, "merge",
-                        lambda self, other: (merged.append(other.global_.count), real(self, other)))
+
+    def merge(self, other):
+        done = real(self, other)
+        if done:
+            merged.append(other.global_.count)
+        return done
+    monkeypatch.setattr(Digest, "merge", merge)
     return merged
 
 
@@ -270,7 +276,7 @@ def test_two_processes_every_split_point(traps, tmp_path, monkeypatch):
     cuts = [i + 2 for i in range(len(data)) if data.startswith(b";\n#", i)]
     rnd = random.Random(5)
     for cut in [cuts[0], cuts[-1]] + rnd.sample(cuts, 12):
-        monkeypatch.setattr(parallel, "_split_point", lambda p, cut=cut: cut)
+        monkeypatch.setattr(parallel, "_cut_after", lambda p, offset, cut=cut: cut)
         assert by_parallel(path, "UTC") == expected, cut
     if not traps:
         assert len(merged) >= 10 and all(merged)
@@ -290,3 +296,37 @@ def test_child_failure_falls_back(tmp_path, monkeypatch):
     monkeypatch.setattr(parallel, "MIN_SPLIT", 1)
     monkeypatch.setattr(parallel, "_find_start", lambda *a: 1 / 0)
     assert by_parallel(path, "UTC") == by_parser(path, "UTC")
+
+
+@pytest.mark.parametrize("traps", [False, True])
+def test_two_processes_in_windows(traps, tmp_path, monkeypatch):
+    """A file bigger than a window is done window after window (bounded memory),
+    each handing its end state to the next."""
+    path = big_log(tmp_path, seed=21, n=2000, traps=traps)
+    monkeypatch.setattr(parallel, "MIN_SPLIT", 1)
+    monkeypatch.setattr(parallel, "WINDOW", path.stat().st_size // 5)
+    merged = count_merges(monkeypatch)
+    for options in ({}, {"group_by": "db"}):
+        assert by_parallel(path, "Europe/Berlin", **options) == by_parser(path, "Europe/Berlin",
+                                                                           **options)
+    if not traps:
+        assert len(merged) >= 8
+
+
+def test_huge_row_counts(tmp_path, monkeypatch):
+    """Row-count sums past 2**53 are no longer exact in any order: the bulk and
+    two-process paths then keep the sequential sum too."""
+    lines = []
+    for i in range(400):
+        lines += [f"# Time: 240101 10:{i // 60:02d}:{i % 60:02d}",
+                  "# User@Host: a[a] @ h [1.2.3.4]", "# Schema: db  Last_errno: 0",
+                  f"# Query_time: 0.{i:06d}  Lock_time: 0.000001  Rows_sent: 1"
+                  f"  Rows_examined: 9999999999999{i % 10}{i % 7}",
+                  f"SELECT * FROM t{i % 3} WHERE id = {i};"]
+    path = tmp_path / "huge.log"
+    path.write_text("\n".join(lines) + "\n")
+    expected = by_parser(path, "UTC")
+    assert by_scanner(path, "UTC") == expected
+    assert by_scanner(path, "UTC", 700) == expected
+    monkeypatch.setattr(parallel, "MIN_SPLIT", 1)
+    assert by_parallel(path, "UTC") == expected

@@ -46,88 +46,86 @@ def _bucket(v: float) -> int:
     return _NUM_BUCK - 1 if idx > _NUM_BUCK - 1 else idx
 
 
-def _buckets_of(values):
-    """The bucket of each float in ``values`` (a list), through a bounded memo."""
-    memo = _BUCKET_MEMO
-    missing = set(values).difference(memo)
-    if missing:
-        if len(memo) + len(missing) > 1 << 17:
-            memo.clear()
-            missing = set(values)
-        for v in missing:
-            memo[v] = _bucket(v)
-    return list(map(memo.__getitem__, values))
-
-
 class Metric:
     """count/sum/min/max plus bucket counts for a bucketed 95th percentile."""
 
-    __slots__ = ("cnt", "sum", "min", "max", "buckets")
+    __slots__ = ("cnt", "sum", "min", "max", "_buckets", "_pending", "whole")
 
     def __init__(self):
         self.cnt = 0
         self.sum = 0.0
         self.min = self.max = None
-        self.buckets = {}
+        self._buckets = {}
+        self._pending = array("H")     # bucket numbers not yet counted (bulk adds)
+        self.whole = True              # every value an integer, the sum below 2**53
+
+    @property
+    def buckets(self):
+        """{bucket number: count}."""
+        if self._pending:
+            mine = self._buckets
+            for b, k in Counter(self._pending).items():
+                mine[b] = mine.get(b, 0) + k
+            self._pending = array("H")
+        return self._buckets
 
     def add(self, v: float):
         self.cnt += 1
         self.sum += v
+        if self.whole and not (v.is_integer() and self.sum < _EXACT_INT):
+            self.whole = False
         if self.min is None or v < self.min:
             self.min = v
         if self.max is None or v > self.max:
             self.max = v
         b = _bucket(v)
-        self.buckets[b] = self.buckets.get(b, 0) + 1
+        self._buckets[b] = self._buckets.get(b, 0) + 1
 
-    def add_many(self, values, buckets):
-        """:meth:`add` for each float of ``values`` in order (the sum stays
-        sequential); ``buckets`` holds their buckets (see _buckets_of).
-        Returns the part (low, high, bucket counts) for :meth:`add_parts`."""
+    def add_many(self, values, buckets, whole=False):
+        """:meth:`add` for each float of ``values`` in order; ``buckets`` holds
+        their buckets (_floats_and_buckets).  The sum stays sequential, except
+        for ``whole`` numbers (row counts): while every partial sum is an
+        integer below 2**53 their float sum is exact in any order.  Returns
+        the part (low, high, total or None) for :meth:`add_parts`."""
         self.cnt += len(values)
-        self.sum = reduce(add, values, self.sum)
-        part = (min(values), max(values), Counter(buckets), None)
-        self._fold(part)
+        total = None
+        if whole and self.sum.is_integer():
+            total = sum(values)
+            if self.sum + total < _EXACT_INT:
+                self.sum += total
+            else:
+                total = None
+        if total is None:
+            self.sum = reduce(add, values, self.sum)
+            self.whole = False
+        part = (min(values), max(values), total)
+        self._min_max(part[0], part[1])
+        self._count(buckets)
         return part
 
-    def add_whole(self, raw):
-        """:meth:`add` for integers written as bytes (row counts), in bulk: while
-        every partial sum is an integer below 2**53 the float sum is exact, so
-        the order does not matter.  Returns the part (low, high, bucket counts,
-        integer total)."""
-        counts = Counter(raw)
-        floats = list(map(float, counts))
-        total = sum(map(int, counts), 0) if len(counts) == len(raw) else sum(
-            int(v) * k for v, k in counts.items())
-        if self.sum + total < _EXACT_INT and self.sum.is_integer():
-            self.sum += total
-        else:
-            self.sum = reduce(add, map(float, raw), self.sum)
-        self.cnt += len(raw)
-        buckets = Counter()
-        for b, k in zip(_buckets_of(floats), counts.values()):
-            buckets[b] += k
-        part = (min(floats), max(floats), buckets, total)
-        self._fold(part)
-        return part
-
-    def add_parts(self, parts, values):
-        """Fold parts of other metrics (the same values split by class) into this
-        one; ``values`` (floats or row-count bytes, in order) give the sum."""
+    def add_parts(self, parts, values, buckets):
+        """Fold in the parts of other metrics (the same values split by class);
+        ``values`` (in order) and ``buckets`` are all of them."""
         self.cnt += len(values)
-        total = sum(part[3] for part in parts) if parts[0][3] is not None else None
-        if total is not None and self.sum + total < _EXACT_INT and self.sum.is_integer():
-            self.sum += total
+        totals = [part[2] for part in parts]
+        if None not in totals and self.sum.is_integer() and self.sum + sum(totals) < _EXACT_INT:
+            self.sum += sum(totals)
         else:
-            self.sum = reduce(add, values if total is None else map(float, values), self.sum)
-        for part in parts:
-            self._fold(part)
+            self.sum = reduce(add, values, self.sum)
+            self.whole = False
+        self._min_max(min(part[0] for part in parts), max(part[1] for part in parts))
+        self._count(buckets)
 
-    def _fold(self, part):
-        lo, hi, counts, _ = part
+    def _count(self, buckets):
+        pending = self._pending
+        pending.extend(buckets)
+        if len(pending) > 1 << 16:
+            self.buckets    # noqa: B018  (counts them)
+
+    def _fold(self, lo, hi, buckets):
         self._min_max(lo, hi)
         mine = self.buckets
-        for b, k in counts.items():
+        for b, k in buckets.items():
             mine[b] = mine.get(b, 0) + k
 
     def _min_max(self, lo, hi):
@@ -180,9 +178,9 @@ class ClassStats:
         self.sample_qt = -1.0
         self.sample_end_us = None
         self.first_offset = None
-        # for Digest.merge: the four metrics' values in order (float sums depend
-        # on the order), and all names, not just the first 100
-        self.values = tuple(array("d") for _ in range(4)) if mergeable else None
+        # for Digest.merge: Query_time and Lock_time values in order (float sums
+        # depend on the order; row counts are whole), and all names, not just 100
+        self.values = (array("d"), array("d")) if mergeable else None
         self.name_cap = None if mergeable else _MAX_NAMES
 
 
@@ -211,32 +209,43 @@ class ClassStats:
         self._seen(lo, hi)
         if self.key is not None:
             cap = self.name_cap
-            _count_names(self.dbs, pick(run.dbs), cap)
-            _count_names(self.users, pick(run.users), cap)
-            _count_names(self.hosts, pick(run.hosts), cap)
+            for names, col, same in ((self.dbs, run.dbs, cols.same_db),
+                                     (self.users, run.users, cols.same_user),
+                                     (self.hosts, run.hosts, cols.same_host)):
+                if same is _MIXED:
+                    _count_names(names, pick(col), cap)
+                elif same is not None:
+                    _merge_names(names, {same: m}, cap)
         lts = pick(cols.lt)
+        rss, rxs = pick(cols.rs), pick(cols.rx)
+        parts = (self.query_time.add_many(qts, pick(cols.qt_buckets)),
+                 self.lock_time.add_many(lts, pick(cols.lt_buckets)),
+                 self.rows_sent.add_many(rss, pick(cols.rs_buckets), True),
+                 self.rows_examined.add_many(rxs, pick(cols.rx_buckets), True),
+                 lo, hi, top, top_row)
         if self.values is not None:
-            _keep(self.values, qts, lts, pick(run.rs), pick(run.rx))
-        return (self.query_time.add_many(qts, pick(cols.qt_buckets)),
-                self.lock_time.add_many(lts, pick(cols.lt_buckets)),
-                self.rows_sent.add_whole(pick(run.rs)),
-                self.rows_examined.add_whole(pick(run.rx)),
-                lo, hi, top, top_row)
+            self.values[0].extend(qts)
+            self.values[1].extend(lts)
+        return parts
 
     def add_parts(self, run, rows, cols, parts):
         """Account rows ``rows`` of a Run from the parts the classes returned."""
         if len(rows) == run.n:
-            qts, lts, rss, rxs = cols.qt, cols.lt, run.rs, run.rx
+            def pick(col):
+                return col
+        elif len(rows) == 1:
+            def pick(col):
+                return (col[rows[0]],)
         else:
-            pick = itemgetter(*rows) if len(rows) > 1 else (lambda col: (col[rows[0]],))
-            qts, lts, rss, rxs = pick(cols.qt), pick(cols.lt), pick(run.rs), pick(run.rx)
+            pick = itemgetter(*rows)
         self.count += len(rows)
+        columns = [(pick(cols.qt), pick(cols.qt_buckets)), (pick(cols.lt), pick(cols.lt_buckets)),
+                   (pick(cols.rs), pick(cols.rs_buckets)), (pick(cols.rx), pick(cols.rx_buckets))]
+        for k, (metric, (values, buckets)) in enumerate(zip(self._metrics(), columns)):
+            metric.add_parts([part[k] for part in parts], values, buckets)
         if self.values is not None:
-            _keep(self.values, qts, lts, rss, rxs)
-        self.query_time.add_parts([part[0] for part in parts], qts)
-        self.lock_time.add_parts([part[1] for part in parts], lts)
-        self.rows_sent.add_parts([part[2] for part in parts], rss)
-        self.rows_examined.add_parts([part[3] for part in parts], rxs)
+            self.values[0].extend(columns[0][0])
+            self.values[1].extend(columns[1][0])
         self._seen(min(part[4] for part in parts), max(part[5] for part in parts))
         best = max(parts, key=itemgetter(6, 7))
         self._sample(run, best[6], best[7])
@@ -245,11 +254,17 @@ class ClassStats:
         """Fold in ``other`` (mergeable, its entries after this one's): the same
         result as accounting its entries here (the float sums are continued
         value by value, in order)."""
-        for mine, theirs, values in zip(self._metrics(), other._metrics(), other.values):
+        for k, (mine, theirs) in enumerate(zip(self._metrics(), other._metrics())):
+            if k < 2:
+                mine.sum = reduce(add, other.values[k], mine.sum)
+                mine.whole = mine.whole and theirs.whole and mine.sum < _EXACT_INT
+            elif not mine.cnt:                # row counts: exact, see can_merge
+                mine.sum, mine.whole = theirs.sum, theirs.whole
+            else:
+                mine.sum += theirs.sum
             mine.cnt += theirs.cnt
-            mine.sum = reduce(add, values, mine.sum)
             if theirs.cnt:
-                mine._fold((theirs.min, theirs.max, theirs.buckets, None))
+                mine._fold(theirs.min, theirs.max, theirs.buckets)
         if self.values is not None:
             for mine, theirs in zip(self.values, other.values):
                 mine.extend(theirs)
@@ -266,6 +281,13 @@ class ClassStats:
         elif self.sample is None:
             self.sample = other.sample
             self.sample_end_us = other.sample_end_us
+
+    def can_merge(self, other):
+        """Whether :meth:`merge` can continue the row-count sums exactly."""
+        return all(not theirs.cnt or not mine.cnt or (mine.whole and theirs.whole
+                                                       and mine.sum + theirs.sum < _EXACT_INT)
+                   for mine, theirs in ((self.rows_sent, other.rows_sent),
+                                        (self.rows_examined, other.rows_examined)))
 
     def _metrics(self):
         return self.query_time, self.lock_time, self.rows_sent, self.rows_examined
@@ -286,20 +308,44 @@ class ClassStats:
 class _RunColumns:
     """A run's Query_time and Lock_time as floats and their buckets, made once."""
 
-    __slots__ = ("qt", "lt", "qt_buckets", "lt_buckets")
+    __slots__ = ("qt", "lt", "rs", "rx", "qt_buckets", "lt_buckets", "rs_buckets", "rx_buckets",
+                 "same_db", "same_user", "same_host")
 
     def __init__(self, run):
-        self.qt = list(map(float, run.qt))
-        self.lt = list(map(float, run.lt))
-        self.qt_buckets = _buckets_of(self.qt)
-        self.lt_buckets = _buckets_of(self.lt)
+        self.qt, self.qt_buckets = _floats_and_buckets(run.qt)
+        self.lt, self.lt_buckets = _floats_and_buckets(run.lt)
+        self.rs, self.rs_buckets = _floats_and_buckets(run.rs)
+        self.rx, self.rx_buckets = _floats_and_buckets(run.rx)
+        self.same_db, self.same_user, self.same_host = (
+            _same(run.dbs), _same(run.users), _same(run.hosts))
 
 
-def _keep(values, qts, lts, rss, rxs):
-    values[0].extend(qts)
-    values[1].extend(lts)
-    values[2].extend(map(float, rss))
-    values[3].extend(map(float, rxs))
+_MIXED = object()
+
+
+def _same(col):
+    """The one value of ``col`` when all are equal, else _MIXED."""
+    first = col[0]
+    return first if col.count(first) == len(col) else _MIXED
+
+
+_FLOATS = {}            # number as written -> float
+_FLOAT_BUCKETS = {}     # number as written -> bucket (same keys as _FLOATS)
+
+
+def _floats_and_buckets(raw):
+    """The floats of numbers written as bytes, and their buckets (memoised: the
+    same few thousand values recur)."""
+    floats = list(map(_FLOATS.get, raw))
+    if None in floats:
+        if len(_FLOATS) > 1 << 17:
+            _FLOATS.clear()
+            _FLOAT_BUCKETS.clear()
+        for v in set(raw).difference(_FLOATS):
+            _FLOATS[v] = f = float(v)
+            _FLOAT_BUCKETS[v] = _bucket(f)
+        floats = list(map(_FLOATS.__getitem__, raw))
+    return floats, list(map(_FLOAT_BUCKETS.__getitem__, raw))
 
 
 def _count_names(names, values, cap):
@@ -345,8 +391,13 @@ class Digest:
 
     def merge(self, other):
         """Fold in a mergeable digest of the entries that follow this one's (same
-        options): exactly as if they had been added here."""
+        options): exactly as if they had been added here.  False, and nothing
+        changed, when a row-count sum could not stay exact."""
         by_key = self.by_key
+        empty = ClassStats(None)
+        if not self.global_.can_merge(other.global_) or not all(
+                by_key.get(key, empty).can_merge(theirs) for key, theirs in other.by_key.items()):
+            return False
         for key, theirs in other.by_key.items():
             mine = by_key.get(key)
             if mine is None:
@@ -356,6 +407,7 @@ class Digest:
         self.filtered_out += other.filtered_out
         self.no_group += other.no_group
         self.global_.merge(other.global_)
+        return True
 
     def state(self):
         """What :meth:`merge` needs, picklable (no fingerprint memo)."""
@@ -455,9 +507,10 @@ def _account(cls, ev):
     cls.count += 1
     qt = ev.query_time
     if cls.values is not None:
-        for keep, v in zip(cls.values, (qt, ev.lock_time, ev.rows_sent, ev.rows_examined)):
-            if v is not None:
-                keep.append(v)
+        if qt is not None:
+            cls.values[0].append(qt)
+        if ev.lock_time is not None:
+            cls.values[1].append(ev.lock_time)
     if qt is not None:
         cls.query_time.add(qt)
         if qt >= cls.sample_qt:

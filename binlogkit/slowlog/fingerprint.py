@@ -71,7 +71,8 @@ class Fingerprinter:
         self.embedded_numbers = embedded_numbers
         self.md5_checksums = md5_checksums
         self._memo = {}
-        self._skel = {}
+        self._skel = {}       # skeleton -> fingerprint, or False (special case)
+        self._zeroed = {}     # query with digits as 0 -> the same
         self._memo_size = memo_size
 
     def __call__(self, query: bytes) -> bytes:
@@ -93,34 +94,44 @@ class Fingerprinter:
         leaves no digit behind; no other rule names a digit, and a shorter run
         is still a word character for ``\\b``), so a query's fingerprint is
         that of its *skeleton*, the query with each digit run replaced by
-        ``0``.  The skeletons of a batch come from one regex pass, each distinct
-        skeleton is fingerprinted once, and skeletons a special case could
-        apply to (CALL, administrator commands, mysqldump and percona-toolkit
-        comments, whose output keeps digits) fall back to :meth:`__call__`.
+        ``0``.  Each distinct skeleton is fingerprinted once; skeletons a special
+        case could apply to (CALL, administrator commands, mysqldump and
+        percona-toolkit comments, whose output keeps digits) fall back to
+        :meth:`__call__`.  A batch is looked up by its queries with every digit
+        turned into ``0`` (one ``bytes.translate`` of the joined batch; runs not
+        yet shortened), a cheap first key that maps to the skeleton's result.
         """
         if self.embedded_numbers or self.md5_checksums:
             return [self(q) for q in queries]
         n = len(queries)
         blob = b"\0".join(queries)
-        if blob.count(b"\0") == n - 1:   # one pass: digits to 0, then runs of 0 to one
-            skel = _ZERO_RUN.sub(b"0", blob.translate(_DIGITS_TO_ZERO)).split(b"\0")
-        else:
-            skel = [_DIGIT_RUN.sub(b"0", q) for q in queries]
-        memo = self._skel
-        missing = set(skel).difference(memo)
-        if missing:
-            if len(memo) + len(missing) > self._memo_size:
-                memo.clear()
-                missing = set(skel)
-            compute = self.compute
-            for s in missing:
-                memo[s] = None if _skeleton_special(s) else compute(s)
-        out = list(map(memo.__getitem__, skel))
+        if blob.count(b"\0") != n - 1:
+            return [self._by_skeleton(_DIGIT_RUN.sub(b"0", q)) or self(q) for q in queries]
+        first = blob.translate(_DIGITS_TO_ZERO).split(b"\0")
+        memo = self._zeroed
+        out = list(map(memo.get, first))
         if None in out:
+            if len(memo) > self._memo_size:
+                memo.clear()
+            for z in set(first).difference(memo):
+                memo[z] = self._by_skeleton(_ZERO_RUN.sub(b"0", z))
+            out = list(map(memo.__getitem__, first))
+        if False in out:      # a special case: fingerprint each such query itself
             for i, fp in enumerate(out):
-                if fp is None:
+                if fp is False:
                     out[i] = self(queries[i])
         return out
+
+    def _by_skeleton(self, skel):
+        """The fingerprint shared by all queries with skeleton ``skel``, or False
+        when a special case may apply (then each query has its own)."""
+        memo = self._skel
+        got = memo.get(skel)
+        if got is None:
+            if len(memo) > self._memo_size:
+                memo.clear()
+            got = memo[skel] = False if _skeleton_special(skel) else self.compute(skel)
+        return got
 
     def compute(self, q: bytes) -> bytes:
         special = _special_case(q)

@@ -1,21 +1,25 @@
-"""Digest one big slow log in two processes, with the result of one.
+"""Digest a big slow log in two processes, with the result of one.
 
-A regular, uncompressed file of at least :data:`MIN_SPLIT` bytes is cut near
-its middle, at a ``;\\n#`` (``S``).  A forked child parses from ``S`` line by
+A regular, uncompressed file of at least :data:`MIN_SPLIT` bytes is read in
+windows of at most :data:`WINDOW` bytes, each cut at a ``;\\n#`` into two
+halves.  For each window a forked child parses from the middle ``S`` line by
 line until a clean entry boundary ``P`` where everything an entry inherits is
-known from entries after ``S`` (an own ``# Time`` that reads, and an own
-``use``/``Schema``); it reports ``P`` at once, then digests ``[P, end)`` with the
-bulk scanner into a *mergeable* digest (every metric value kept in order, all
-names) and sends it back.  Meanwhile the parent digests ``[0, S)``, then
-``[S, P)``, and merges the child's digest after its own, continuing each float
-sum value by value, so the result is the one a single pass gives.
+known from entries after ``S`` (an own ``# Time`` that reads, an own
+``use``/``Schema``); it reports ``P`` at once, then digests ``[P, window end)``
+with the bulk scanner into a *mergeable* digest (the Query_time and Lock_time
+values in order, all names) and sends it back with its parser state at the
+end.  Meanwhile the parent digests the first half and ``[S, P)``, merges the
+child's digest after its own, continuing each float sum value by value, and
+goes on from the window's end with the child's state.  The result is the one a
+single pass gives; memory stays bounded by the window.
 
 The parent checks what the child assumed: that ``S`` and ``P`` are entry
-boundaries in its own parse (the same lines, the same parser).  When a check
-fails, when the child needed state it could not know (an entry whose end time
-comes from ``SET timestamp`` depends on header lines seen before ``S``), or
-when anything goes wrong in the child, the parent carries on alone from where
-it is; nothing the child did is used.
+boundaries in its own parse (the same lines, the same parser), that the
+window's end is one in the child's, and that the row-count sums can be
+continued exactly.  When a check fails, when the child needed state it could
+not know (an entry whose end comes from ``SET timestamp`` depends on header
+lines seen before ``S``), or when anything goes wrong in the child, the parent
+parses the rest of the window itself; nothing the child did is used.
 """
 
 from __future__ import annotations
@@ -30,11 +34,14 @@ from binlogkit.slowlog.fingerprint import Fingerprinter
 from binlogkit.slowlog.parser import LineMachine, SlowlogParser
 from binlogkit.slowlog.scan import BulkScanner
 
-__all__ = ["digest_files", "digest_file", "MIN_SPLIT"]
+__all__ = ["digest_files", "digest_file", "MIN_SPLIT", "WINDOW"]
 
 MIN_SPLIT = 32 << 20
+WINDOW = 192 << 20
 _FIND_START_BYTES = 8 << 20       # the child looks this far past S for P
 _COMPRESSED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
+_STATE = ("_last_ts", "_last_end", "_last_db", "server_version", "mariadb")
+_UNSET = "unset"
 
 
 def digest_files(paths, digest, zone=None, server_version=None, stats=None, workers=2):
@@ -50,39 +57,53 @@ def digest_files(paths, digest, zone=None, server_version=None, stats=None, work
 def digest_file(path, digest, zone=None, server_version=None, workers=2):
     """Add one log's entries to ``digest``; returns its ParseStats."""
     scanner = BulkScanner(path, zone=zone, server_version=server_version)
-    split = _split_point(path) if workers > 1 and hasattr(os, "fork") else None
-    if split is None:
-        return scanner.scan(digest)
+    size = _splittable_size(path) if workers > 1 and hasattr(os, "fork") else None
+    pos = 0
+    while size is not None and size - pos >= MIN_SPLIT:
+        end = size if size - pos <= WINDOW * 3 // 2 else _cut_after(path, pos + WINDOW)
+        split = _cut_after(path, pos + (end - pos) // 2)
+        if end is None or split is None or split >= end:
+            break
+        _window(scanner, digest, pos, split, None if end == size else end)
+        if end == size:
+            return scanner.stats
+        pos = end
+    return scanner.scan(digest, start=pos)
+
+
+def _window(scanner, digest, start, split, end):
+    """Digest [start, end) (end None: the end of the file) with a child for
+    the second half; the scanner is left at ``end``."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:                                  # the child never returns
         os.close(read_fd)
-        _child(path, split, zone, server_version, digest, write_fd)
+        _child(scanner.parser, split, end, digest, write_fd)
     os.close(write_fd)
     try:
         with os.fdopen(read_fd, "rb") as pipe:
-            return _parent(scanner, path, split, digest, pipe)
+            scanner.scan(digest, start=start, stop=split)
+            at = _receive(pipe)
+            if at is None or not scanner.at_clean_boundary():
+                return scanner.scan(digest, start=split, stop=end)
+            scanner.scan(digest, start=split, stop=at)
+            if not scanner.at_clean_boundary():
+                return scanner.scan(digest, start=at, stop=end)
+            scanner.close_boundary(digest)
+            got = _receive(pipe)
+            if got is None or not digest.merge(Digest.from_state(
+                    got[0], group_by=digest.group_by, since_us=digest.since_us,
+                    until_us=digest.until_us)):
+                return scanner.scan(digest, start=at, stop=end)
+            state, stats, lines = got[1], got[2], got[2].lines
+            for name, value in state.items():
+                setattr(scanner.parser, name, value)
+            scanner.stats.add(stats)
+            scanner.machine.pos = end if end is not None else scanner.machine.pos
+            scanner.machine.lineno += lines
+            return scanner.stats
     finally:
         _reap(pid)
-
-
-def _parent(scanner, path, split, digest, pipe):
-    scanner.scan(digest, stop=split)
-    start = _receive(pipe)
-    if not scanner.at_clean_boundary() or start is None:
-        return scanner.scan(digest, start=split)
-    scanner.scan(digest, start=split, stop=start)
-    if not scanner.at_clean_boundary():
-        return scanner.scan(digest, start=start)
-    scanner.close_boundary(digest)
-    got = _receive(pipe)
-    if got is None:
-        return scanner.scan(digest, start=start)
-    state, child_stats = got
-    digest.merge(Digest.from_state(state, group_by=digest.group_by, since_us=digest.since_us,
-                                   until_us=digest.until_us))
-    scanner.stats.add(child_stats)
-    return scanner.stats
 
 
 def _receive(pipe):
@@ -103,68 +124,90 @@ def _reap(pid):
         pass
 
 
-def _split_point(path):
-    """Offset just after a ``;\\n`` followed by ``#`` near the middle of a big
-    regular uncompressed file, or None."""
+def _splittable_size(path):
+    """The size of a regular uncompressed file worth splitting, else None."""
     if path in (None, "-"):
         return None
     try:
+        if not os.path.isfile(path):
+            return None
         size = os.path.getsize(path)
-        if size < MIN_SPLIT or not os.path.isfile(path):
+        if size < MIN_SPLIT:
             return None
         with open(path, "rb") as f:
             if f.read(6).startswith(_COMPRESSED):
                 return None
-            f.seek(size // 2)
+    except OSError:
+        return None
+    return size
+
+
+def _cut_after(path, offset):
+    """Offset just after the first ``;\\n`` followed by ``#`` at or after ``offset``."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
             window = f.read(1 << 20)
     except OSError:
         return None
     cut = window.find(b";\n#")
-    return None if cut < 0 else size // 2 + cut + 2
+    return None if cut < 0 else offset + cut + 2
 
 
 class _ChildParser(SlowlogParser):
-    """Notes when an entry's end comes from state the child cannot know."""
+    """Notes when an entry's end comes from state the child cannot know (the
+    server version of header lines before the window); server_version and
+    mariadb are None/_UNSET until a header line in the child's part sets them."""
 
     needed_parent = False
 
     def _end_without_time(self, attrs, qt, start):
         self.needed_parent = True
-        return super()._end_without_time(attrs, qt, start)
+        return None
 
 
-def _child(path, split, zone, server_version, digest, write_fd):
+def _child(parent_parser, split, end, digest, write_fd):
     code = 0
     try:
         with os.fdopen(write_fd, "wb") as pipe:
-            start, state = _find_start(path, split, zone, server_version)
+            path, zone = parent_parser.path, parent_parser.zone
+            start, state = _find_start(path, split, zone)
             pickle.dump(start, pipe)
             pipe.flush()
             if start is not None:
-                parser = _ChildParser(path, zone=zone, server_version=server_version)
+                parser = _ChildParser(path, zone=zone)
                 parser._last_ts, parser._last_end, parser._last_db = state
+                parser.mariadb = _UNSET
                 scanner = BulkScanner(path, parser=parser)
                 scanner.machine.pos = start
                 fp = digest.fp
                 mine = Digest(group_by=digest.group_by, since_us=digest.since_us,
                               until_us=digest.until_us, mergeable=True,
                               fingerprinter=Fingerprinter(fp.embedded_numbers, fp.md5_checksums))
-                scanner.scan(mine, start=start)
+                scanner.scan(mine, start=start, stop=end)
+                if end is not None:
+                    if not scanner.at_clean_boundary():
+                        return
+                    scanner.close_boundary(mine)
                 if not parser.needed_parent:
-                    pickle.dump((mine.state(), scanner.stats), pipe, pickle.HIGHEST_PROTOCOL)
+                    state = {k: getattr(parser, k) for k in _STATE}
+                    if parser.mariadb is _UNSET:      # no header line: the parent's hold
+                        del state["server_version"], state["mariadb"]
+                    pickle.dump((mine.state(), state, scanner.stats), pipe,
+                                pickle.HIGHEST_PROTOCOL)
     except BaseException:                         # the parent carries on alone
         code = 1
     finally:
         os._exit(code)
 
 
-def _find_start(path, split, zone, server_version):
+def _find_start(path, split, zone):
     """The first clean boundary after ``split`` where the time and db every entry
     may inherit are known, with that state; (None, None) if none is near."""
     with open(path, "rb") as f:
         f.seek(split)
         text = f.read(_FIND_START_BYTES)
-    parser = SlowlogParser(path, zone=zone, server_version=server_version)
+    parser = SlowlogParser(path, zone=zone)
     machine = LineMachine(parser, pos=split)
     found = []
 

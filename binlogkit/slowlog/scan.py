@@ -47,7 +47,7 @@ from binlogkit.slowlog.source import open_slowlog
 
 __all__ = ["BulkScanner", "Run", "scan_slowlogs", "ENTRY", "CHUNK"]
 
-CHUNK = 4 << 20
+CHUNK = 2 << 20
 
 ENTRY = re.compile(rb"""
   (?:\#\ Time:\ (?P<ts>\d{6}\ [ \d]\d:\d\d:\d\d(?:\.\d+)?
