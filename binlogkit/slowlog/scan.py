@@ -37,6 +37,7 @@ from __future__ import annotations
 import gc
 import io
 import re
+import sys
 from itertools import compress, repeat
 from operator import itemgetter
 
@@ -49,20 +50,22 @@ __all__ = ["BulkScanner", "Run", "scan_slowlogs", "ENTRY", "CHUNK"]
 
 CHUNK = 2 << 20
 
+# ``*+`` (possessive, Python 3.11+) only where giving characters back cannot help
+_POSSESSIVE = b"*+" if sys.version_info >= (3, 11) else b"*"
 ENTRY = re.compile(rb"""
   (?:\#\ Time:\ (?P<ts>\d{6}\ [ \d]\d:\d\d:\d\d(?:\.\d+)?
                   |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?)\n)?
-  \#\ User@Host:\ (?P<uh>[^\n]*)\n
-  (?P<x1>(?:\#[^\n]*\n)*?)
+  \#\ User@Host:\ (?P<uh>[^\n]*+)\n
+  (?P<x1>(?:\#[^\n]*+\n)*?)
   \#\ Query_time:\ (?P<qt>\d+(?:\.\d+)?)\ +Lock_time:\ (?P<lt>\d+(?:\.\d+)?)
       \ +Rows_sent:\ (?P<rs>\d{1,15})\ +Rows_examined:\ (?P<rx>\d{1,15})
-  (?P<x2>(?:[ \t][^\n]*)?\n(?:\#[^\n]*\n)*)
+  (?P<x2>(?:[ \t][^\n]*+)?\n(?:\#[^\n]*+\n)*+)
   (?:use\ (?P<db>[^;\n]+);\n)?
   (?:SET\ (?:last_insert_id|insert_id|timestamp)[^\n]*\n)?
   (?!use\ |SET\ (?:last_insert_id|insert_id|timestamp)|Tcp|TCP|Time)
   (?P<q>[^\#\n][^\n]*(?:\n(?!\#|Tcp|TCP|Time)[^\n]*)*?);\n(?=\#|\Z)
 |(?P<junk>[^\n]*\n|[^\n]+)
-""", re.X)
+""".replace(b"*+", _POSSESSIVE), re.X)
 
 _G = {name: ENTRY.groupindex[name] - 1 for name in ENTRY.groupindex}
 _TS, _UH, _X1, _QT, _LT, _RS, _RX, _X2, _DB, _Q, _JUNK = (
