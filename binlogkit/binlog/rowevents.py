@@ -48,12 +48,19 @@ class RowsEvent:
         return f"<RowsEvent {self.kind} at {self.pos} table_id={self.body.table_id}>"
 
 
-def iter_rows_events(path, *, verify_checksum=False):
-    """Yield a RowsEvent for every rows event of the binlog at `path` ("-": stdin)."""
+def iter_rows_events(path, *, start_position=L.BIN_LOG_HEADER_SIZE, verify_checksum=False):
+    """Yield a RowsEvent for every rows event of the binlog at `path` ("-": stdin).
+
+    With `start_position` (an event boundary, e.g. from SHOW MASTER STATUS)
+    the walk starts there, the format description being read first.
+    """
     table_maps = {}
-    with BinlogReader(path, verify_checksum=verify_checksum) as reader:
+    with BinlogReader(path, start_position=start_position,
+                      verify_checksum=verify_checksum) as reader:
         reader.read_magic()
-        for raw in reader.events():
+        if start_position > L.BIN_LOG_HEADER_SIZE:
+            reader.probe_format()
+        for raw in reader.events(start_position):
             type_code = raw.type_code
             if type_code == L.TABLE_MAP_EVENT:
                 body = decode_event(raw, reader.fde)
