@@ -1,8 +1,14 @@
 """Generated MariaDB logs against recorded pt-query-digest output, and hand-made samples."""
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from binlogkit.cli import main
 
 from binlogkit.slowlog.digest import Digest
 from binlogkit.slowlog.fingerprint import fingerprint, query_id
@@ -89,3 +95,63 @@ def test_events_stats_exposed():
     stats = ParseStats()
     n = sum(1 for _ in parse_slowlog([FIX / n for n in GENERATED], zone="UTC", stats=stats))
     assert n == stats.entries and stats.skipped_lines == 0
+
+
+def _pt_count(*args):
+    out = subprocess.run(["pt-query-digest", "--no-version-check", "--output", "json", *args],
+                         capture_output=True, check=True, env=dict(os.environ, TZ="UTC"),
+                         timeout=120).stdout
+    return json.loads(out)["global"]["query_count"] if out.strip() else 0
+
+
+@pytest.mark.skipif(shutil.which("pt-query-digest") is None, reason="pt-query-digest not installed")
+def test_since_until_with_zone_offsets_where_pt_query_digest_is_wrong():
+    """pt-query-digest drops the zone of MySQL 5.7+ ``# Time:`` values (the
+    --since/--until bug of PT-1573 / lp:1581752): it reads
+    ``16:01:48.000100+02:00`` as 16:01:48 and keeps that entry for
+    ``--since 15:00`` (UTC) although it ended at 14:01:48Z.  The right answer,
+    from the times as written (datetime.fromisoformat, not our parser), is
+    checked instead."""
+    import datetime
+    log = FIX / "mysql8-log_slow_extra.log"
+    ends = [datetime.datetime.fromisoformat(line[8:].strip().replace("Z", "+00:00"))
+            for line in log.read_text().splitlines() if line.startswith("# Time: ")]
+    bound = datetime.datetime(2019, 3, 24, 15, 0, tzinfo=datetime.timezone.utc)
+    right_since = sum(e >= bound for e in ends)
+    right_until = sum(e <= bound for e in ends)
+    assert (right_since, right_until) == (0, 2)
+    pt = (_pt_count("--since", "2019-03-24 15:00:00", str(log)),
+          _pt_count("--until", "2019-03-24 15:00:00", str(log)))
+    assert pt != (right_since, right_until)          # pt-query-digest's zone bug
+    for since_until, right in ((("--since", "2019-03-24 15:00:00"), right_since),
+                               (("--until", "2019-03-24T15:00:00Z"), right_until)):
+        r = CliRunner().invoke(main, ["slowlog", "digest", str(log), "--format", "json",
+                                      "--server-tz", "UTC", *since_until])
+        assert r.exit_code == 0 and json.loads(r.output)["global"]["count"] == right
+
+
+def test_malformed_input_never_a_traceback(tmp_path):
+    """Random bytes, cut and shuffled logs: exit 0 with a count of skipped lines
+    (or 1 with one line for unreadable compressed data), never a traceback."""
+    import gzip
+    import random
+    rnd = random.Random(1)
+    good = (FIX / "mariadb-full.log").read_bytes()
+    lines = good.split(b"\n")
+    blobs = [bytes(rnd.randrange(256) for _ in range(5000)),
+             b"\n".join(rnd.sample(lines, len(lines))),
+             good[:len(good) // 3] + bytes(rnd.randrange(256) for _ in range(300)) + good[-5000:],
+             gzip.compress(good)[:-100], b"\x00" * 1000, b"# Time: \n# Query_time: \n;\n#"]
+    for k, blob in enumerate(blobs):
+        p = tmp_path / f"bad{k}.log"
+        p.write_bytes(blob)
+        for fmt in ("text", "json"):
+            r = CliRunner().invoke(main, ["slowlog", "digest", str(p), "--format", fmt,
+                                          "--server-tz", "UTC"])
+            assert r.exit_code in (0, 1), (k, r.output, r.exception)
+            assert r.exception is None or isinstance(r.exception, SystemExit), (k, r.exception)
+            assert "Traceback" not in r.output
+            if r.exit_code == 0 and fmt == "text":
+                assert "skipped" in r.output
+            if r.exit_code == 1:
+                assert str(p) in r.output and len(r.output.strip().splitlines()) == 1

@@ -78,6 +78,12 @@ class Entry:
 
 
 class ParseStats:
+    """Counts for one or more logs: ``lines``/``bytes`` read, ``entries`` kept,
+    ``skipped_lines`` outside any entry, ``header_lines`` (server start-up and
+    FLUSH LOGS), ``dropped_entries`` (no query), ``bad_times`` (entries whose
+    end time, ``# Time`` or ``End:``, cannot be read) and ``bad_values``
+    (entries whose Query_time is not a number)."""
+
     __slots__ = ("lines", "entries", "skipped_lines", "header_lines", "dropped_entries",
                  "bad_times", "bad_values", "bytes")
 
