@@ -20,11 +20,13 @@ __all__ = ["RowsEvent", "iter_rows_events"]
 
 class RowsEvent:
     """One WRITE/UPDATE/DELETE rows event: where it is, its table map and its rows."""
-    __slots__ = ("path", "pos", "type_code", "when", "server_id", "table_map", "body", "rows")
+    __slots__ = ("path", "pos", "log_pos", "type_code", "when", "server_id", "table_map", "body",
+                 "rows")
 
     def __init__(self, path, raw, table_map, body):
         self.path = path
         self.pos = raw.pos
+        self.log_pos = raw.log_pos      # end_log_pos of the header: where the next event starts
         self.type_code = raw.type_code
         self.when = raw.when
         self.server_id = raw.server_id
