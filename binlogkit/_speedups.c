@@ -19,18 +19,12 @@
  *                                           printer/dump.py: process_event and the
  *                                           Annotate/Table_map/rows handlers, for
  *                                           whole row statements, default options
+ *                                           (in _speedups_rows.c)
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_speedups.h"
 #include <structmember.h>
-#include <stdint.h>
-#include <string.h>
 
 /* ---- RawEvent: one event as it sits in the file (binlog/reader.py) ------------ */
-
-#define LOG_EVENT_HEADER_LEN 19
-#define BINLOG_CHECKSUM_LEN 4
-#define FORMAT_DESCRIPTION_EVENT 15
 
 typedef struct {
     PyObject_HEAD
@@ -47,12 +41,6 @@ typedef struct {
 } RawEventObject;
 
 static PyTypeObject RawEvent_Type;
-
-static uint32_t
-get_u32(const unsigned char *p)
-{
-    return p[0] | (p[1] << 8) | (p[2] << 16) | ((uint32_t)p[3] << 24);
-}
 
 /* RawEvent(pos, header, data, end, checksum); header is the COMMON_HEADER tuple */
 static int
@@ -248,17 +236,17 @@ b64_encode_line(const unsigned char *in, Py_ssize_t n, char *out)
 }
 
 /* Size of base64_lines() output for n input bytes. */
-static Py_ssize_t
-b64_lines_size(Py_ssize_t n)
+Py_ssize_t
+bk_b64_lines_size(Py_ssize_t n)
 {
     Py_ssize_t chars = (n + 2) / 3 * 4;
     Py_ssize_t lines = chars ? (chars + B64_LINE - 1) / B64_LINE : 1;
     return chars + lines;
 }
 
-/* Write base64_lines(in) to out (b64_lines_size(n) bytes). */
-static void
-b64_lines_into(const unsigned char *in, Py_ssize_t n, char *out)
+/* Write base64_lines(in) to out (bk_b64_lines_size(n) bytes). */
+void
+bk_b64_lines_into(const unsigned char *in, Py_ssize_t n, char *out)
 {
     if (n == 0) {
         *out = '\n';
@@ -277,41 +265,18 @@ base64_lines(PyObject *self, PyObject *arg)
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    PyObject *result = PyBytes_FromStringAndSize(NULL, b64_lines_size(view.len));
+    PyObject *result = PyBytes_FromStringAndSize(NULL, bk_b64_lines_size(view.len));
     if (result != NULL)
-        b64_lines_into(view.buf, view.len, PyBytes_AS_STRING(result));
+        bk_b64_lines_into(view.buf, view.len, PyBytes_AS_STRING(result));
     PyBuffer_Release(&view);
     return result;
 }
 
 /* ---- the event header line (Log_event::print_header) ----------------------- */
 
-static char *
-put_u64(char *out, unsigned long long v)
-{
-    char digits[24];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *out++ = digits[--n];
-    return out;
-}
-
-static char *
-put_str(char *out, const char *s, Py_ssize_t n)
-{
-    memcpy(out, s, n);
-    return out + n;
-}
-
-#define PUT_LIT(out, lit) put_str(out, lit, sizeof(lit) - 1)
-
 /* Log_event::print_header's text; out needs 80 + tlen bytes.  Returns the end. */
-static char *
-put_header(char *o, const char *time_text, Py_ssize_t tlen, unsigned long long server_id,
+char *
+bk_put_header(char *o, const char *time_text, Py_ssize_t tlen, unsigned long long server_id,
            unsigned long long log_pos, int has_crc, uint32_t crc)
 {
     static const char hex[] = "0123456789abcdef";
@@ -357,7 +322,7 @@ header(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     char *out = PyMem_Malloc(tlen + 80);
     if (out == NULL)
         return PyErr_NoMemory();
-    char *end = put_header(out, PyBytes_AS_STRING(args[0]), tlen, server_id, log_pos, has_crc,
+    char *end = bk_put_header(out, PyBytes_AS_STRING(args[0]), tlen, server_id, log_pos, has_crc,
                            (uint32_t)crc);
     PyObject *result = PyBytes_FromStringAndSize(out, end - out);
     PyMem_Free(out);
@@ -418,8 +383,8 @@ walk_image(const unsigned char *steps, Py_ssize_t nsteps,
 }
 
 /* count_rows_py(): rows in data, alternating before/after images for updates. */
-static Py_ssize_t
-count_image_rows(const unsigned char *steps, Py_ssize_t nsteps, const unsigned char *steps_ai,
+Py_ssize_t
+bk_count_image_rows(const unsigned char *steps, Py_ssize_t nsteps, const unsigned char *steps_ai,
                  Py_ssize_t nsteps_ai, const unsigned char *data, Py_ssize_t end)
 {
     Py_ssize_t pos = 0, count = 0, length;
@@ -454,496 +419,12 @@ count_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_buffer view;
     if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    Py_ssize_t count = count_image_rows(
+    Py_ssize_t count = bk_count_image_rows(
         (const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]) / 3,
         update ? (const unsigned char *)PyBytes_AS_STRING(args[1]) : NULL,
         update ? PyBytes_GET_SIZE(args[1]) / 3 : 0, view.buf, view.len);
     PyBuffer_Release(&view);
     return PyLong_FromSsize_t(count);
-}
-
-/* ---- row statements in the default output (printer/dump.py) ------------------
- *
- * print_row_statements(buf, rel, pos, ctx) -> (events, new_pos, text)
- *
- * What dump.py's process_event + handle_annotate_rows / handle_table_map /
- * handle_rows print for whole row statements -- Annotate_rows, Table_map(s),
- * rows events, the last one with STMT_END_F -- with the default options, for
- * as many statements as follow each other in buf[rel:] (pos: the file offset
- * of buf[rel]).  Only whole statements are printed: at the first event that
- * is not part of one (or cannot be handled here: an incomplete event, the
- * stop position or datetime, a compressed rows event, an odd post-header...)
- * the statement in progress is dropped and `new_pos` is where it began; the
- * Python path then prints those events itself, the same way.  The printer
- * state is therefore clean (no pending annotate, head, body or row count)
- * before and after a call.
- *
- * ctx is a tuple built by dump.py (Printer._fast_context), in this order:
- */
-enum {
-    CTX_HAS_CRC,          /* bool: events end in a CRC32 */
-    CTX_HEADER_LEN,       /* int: FDE common-header length */
-    CTX_POST_HEADER_LEN,  /* bytes: FDE post-header lengths, by type code - 1 */
-    CTX_STOP_POSITION,    /* int: --stop-position (events at or after it are left) */
-    CTX_STOP_DATETIME,    /* int: --stop-datetime */
-    CTX_DELIMITER,        /* bytes: the statement delimiter */
-    CTX_TIMES,            /* dict: when -> header time text */
-    CTX_TIME_TEXT,        /* callable(when) -> time text (and fills CTX_TIMES) */
-    CTX_MAPS,             /* dict: table-map body bytes -> (table_id, TableMapBody, text) */
-    CTX_MAP_MISS,         /* callable(event bytes, pos) -> that tuple (and fills CTX_MAPS), or None */
-    CTX_TABLE_MAPS,       /* dict: table_id -> TableMapBody (PrintState.table_maps) */
-    CTX_IMAGE_PLAN,       /* rows.image_plan(table_map, cols) -> ImagePlan */
-    CTX_SIZE
-};
-
-#define TABLE_MAP_EVENT 19
-#define ANNOTATE_ROWS_EVENT 160
-#define STMT_END_F 1
-
-/* A growing output buffer: PyMem memory, or (as_bytes) a bytes object that is
- * handed out at the end without another copy. */
-typedef struct {
-    char *p;
-    Py_ssize_t len, cap;
-    int as_bytes;
-    PyObject *bytes;
-} Buf;
-
-static int
-buf_reserve(Buf *b, Py_ssize_t extra)
-{
-    if (b->len + extra <= b->cap)
-        return 0;
-    Py_ssize_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra)
-        cap *= 2;
-    if (b->as_bytes) {
-        if (b->bytes == NULL)
-            b->bytes = PyBytes_FromStringAndSize(NULL, cap);
-        else
-            _PyBytes_Resize(&b->bytes, cap);      /* NULL on failure */
-        if (b->bytes == NULL)
-            return -1;
-        b->p = PyBytes_AS_STRING(b->bytes);
-    } else {
-        char *p = PyMem_Realloc(b->p, cap);
-        if (p == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        b->p = p;
-    }
-    b->cap = cap;
-    return 0;
-}
-
-/* The first n bytes of an as_bytes buffer, as bytes (the buffer is used up). */
-static PyObject *
-buf_take_bytes(Buf *b, Py_ssize_t n)
-{
-    PyObject *result = b->bytes;
-    b->bytes = NULL;
-    b->p = NULL;
-    b->len = b->cap = 0;
-    if (result == NULL)
-        return PyBytes_FromStringAndSize("", 0);
-    if (_PyBytes_Resize(&result, n) < 0)
-        return NULL;
-    return result;
-}
-
-static void
-buf_free(Buf *b)
-{
-    if (b->as_bytes)
-        Py_CLEAR(b->bytes);
-    else
-        PyMem_Free(b->p);
-    b->p = NULL;
-}
-
-static int
-buf_put(Buf *b, const char *s, Py_ssize_t n)
-{
-    if (n == 0)
-        return 0;
-    if (buf_reserve(b, n) < 0)
-        return -1;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    return 0;
-}
-
-#define BUF_LIT(b, lit) buf_put(b, lit, sizeof(lit) - 1)
-
-/* "# at <pos>\n" */
-static int
-put_at(Buf *b, long long pos)
-{
-    if (buf_reserve(b, 32) < 0)
-        return -1;
-    char *o = PUT_LIT(b->p + b->len, "# at ");
-    o = put_u64(o, (unsigned long long)pos);
-    *o++ = '\n';
-    b->len = o - b->p;
-    return 0;
-}
-
-/* base64_lines() of the whole event, CRC included (print_base64) */
-static int
-put_base64(Buf *b, const unsigned char *ev, Py_ssize_t size)
-{
-    Py_ssize_t n = b64_lines_size(size);
-    if (buf_reserve(b, n) < 0)
-        return -1;
-    b64_lines_into(ev, size, b->p + b->len);
-    b->len += n;
-    return 0;
-}
-
-typedef struct {
-    PyObject **ctx;
-    int has_crc;
-    Py_ssize_t header_len;
-    const unsigned char *post_header_len;
-    Py_ssize_t n_post_header_len;
-} Fmt;
-
-/* FormatDescription.post_header(type_code, default) */
-static Py_ssize_t
-post_header(const Fmt *f, int type_code, Py_ssize_t dflt)
-{
-    if (type_code > 0 && type_code <= f->n_post_header_len)
-        return f->post_header_len[type_code - 1];
-    return dflt;
-}
-
-/* print_header() for the event at ev into b; -1 with an exception set on error */
-static int
-put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
-{
-    PyObject *when = PyLong_FromUnsignedLong(get_u32(ev));
-    if (when == NULL)
-        return -1;
-    PyObject *text = PyDict_GetItemWithError(f->ctx[CTX_TIMES], when);   /* borrowed */
-    Py_XINCREF(text);
-    if (text == NULL && !PyErr_Occurred())
-        text = PyObject_CallOneArg(f->ctx[CTX_TIME_TEXT], when);
-    Py_DECREF(when);
-    if (text == NULL)
-        return -1;
-    if (!PyBytes_Check(text)) {
-        Py_DECREF(text);
-        PyErr_SetString(PyExc_TypeError, "time text must be bytes");
-        return -1;
-    }
-    Py_ssize_t tlen = PyBytes_GET_SIZE(text);
-    if (buf_reserve(b, tlen + 80) < 0) {
-        Py_DECREF(text);
-        return -1;
-    }
-    char *o = put_header(b->p + b->len, PyBytes_AS_STRING(text), tlen, get_u32(ev + 5),
-                         get_u32(ev + 13), f->has_crc, get_u32(ev + size - BINLOG_CHECKSUM_LEN));
-    b->len = o - b->p;
-    Py_DECREF(text);
-    return 0;
-}
-
-/* print_annotate_rows(): header, then the query's non-empty lines ('\r' also
- * ends a line) each as "#Q> line\n" */
-static int
-put_annotate(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize_t end)
-{
-    if (put_event_header(b, f, ev, size) < 0 || BUF_LIT(b, "\tAnnotate_rows:\n") < 0)
-        return -1;
-    Py_ssize_t q = f->header_len + post_header(f, ANNOTATE_ROWS_EVENT, 0);
-    while (q < end) {
-        Py_ssize_t e = q;
-        while (e < end && ev[e] != '\n' && ev[e] != '\r')
-            e++;
-        if (e > q && (BUF_LIT(b, "#Q> ") < 0 || buf_put(b, (const char *)ev + q, e - q) < 0
-                      || BUF_LIT(b, "\n") < 0))
-            return -1;
-        q = e + 1;
-    }
-    return 0;
-}
-
-/* The rows counted for one rows event (Printer.account_rows / rows.count_rows);
- * -1 with an exception set on error. */
-static Py_ssize_t
-event_rows(const Fmt *f, PyObject *table_map, int update, int write,
-           const unsigned char *cols, const unsigned char *cols_ai, Py_ssize_t nbytes,
-           const unsigned char *rows, Py_ssize_t nrows)
-{
-    if (write && nrows == 0)
-        return 1;
-    PyObject *steps[2] = {NULL, NULL};
-    const unsigned char *bitmaps[2] = {cols, cols_ai};
-    Py_ssize_t result = -1;
-    for (int i = 0; i < 1 + update; i++) {
-        PyObject *key = PyBytes_FromStringAndSize((const char *)bitmaps[i], nbytes);
-        PyObject *plans = key ? PyObject_GetAttrString(table_map, "plans") : NULL;
-        PyObject *plan = plans ? PyDict_GetItemWithError(plans, key) : NULL;   /* borrowed */
-        Py_XINCREF(plan);
-        if (plan == NULL && plans != NULL && !PyErr_Occurred())
-            plan = PyObject_CallFunctionObjArgs(f->ctx[CTX_IMAGE_PLAN], table_map, key, NULL);
-        steps[i] = plan ? PyObject_GetAttrString(plan, "steps") : NULL;
-        Py_XDECREF(plan);
-        Py_XDECREF(plans);
-        Py_XDECREF(key);
-        if (steps[i] == NULL)
-            goto done;
-        if (!PyBytes_Check(steps[i])) {
-            PyErr_SetString(PyExc_TypeError, "plan steps must be bytes");
-            goto done;
-        }
-    }
-    result = count_image_rows(
-        (const unsigned char *)PyBytes_AS_STRING(steps[0]), PyBytes_GET_SIZE(steps[0]) / 3,
-        update ? (const unsigned char *)PyBytes_AS_STRING(steps[1]) : NULL,
-        update ? PyBytes_GET_SIZE(steps[1]) / 3 : 0, rows, nrows);
-done:
-    Py_XDECREF(steps[0]);
-    Py_XDECREF(steps[1]);
-    return result;
-}
-
-/* net_field_length(); 0 when it is NULL (251) or runs past end */
-static int
-packed_length(const unsigned char *ev, Py_ssize_t *pos, Py_ssize_t end, unsigned long long *value)
-{
-    Py_ssize_t p = *pos;
-    if (p >= end || ev[p] == 251)
-        return 0;
-    int n = ev[p] < 251 ? 0 : ev[p] == 252 ? 2 : ev[p] == 253 ? 3 : 8;
-    if (p + 1 + n > end)
-        return 0;
-    unsigned long long v = n ? 0 : ev[p];
-    for (int i = n; i > 0; i--)
-        v = (v << 8) | ev[p + i];
-    *value = v;
-    *pos = p + 1 + n;
-    return 1;
-}
-
-/* One Table_map event: 1 printed, 0 leave it to Python, -1 error. */
-static int
-table_map_event(const Fmt *f, Buf *out, Buf *head, Buf *body, const unsigned char *ev,
-                uint32_t size, Py_ssize_t end, long long pos, const unsigned char **annotate)
-{
-    PyObject *key = PyBytes_FromStringAndSize((const char *)ev + f->header_len, end - f->header_len);
-    if (key == NULL)
-        return -1;
-    PyObject *entry = PyDict_GetItemWithError(f->ctx[CTX_MAPS], key);     /* borrowed */
-    Py_XINCREF(entry);
-    Py_DECREF(key);
-    if (entry == NULL && !PyErr_Occurred()) {
-        PyObject *data = PyBytes_FromStringAndSize((const char *)ev, size);
-        PyObject *at = data ? PyLong_FromLongLong(pos) : NULL;
-        entry = at ? PyObject_CallFunctionObjArgs(f->ctx[CTX_MAP_MISS], data, at, NULL) : NULL;
-        Py_XDECREF(at);
-        Py_XDECREF(data);
-    }
-    if (entry == NULL)
-        return -1;
-    int rc = 0;
-    if (entry == Py_None)
-        goto done;
-    rc = -1;
-    if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 3
-        || !PyBytes_Check(PyTuple_GET_ITEM(entry, 2))) {
-        PyErr_SetString(PyExc_TypeError, "table map entry must be (table_id, body, text)");
-        goto done;
-    }
-    /* head += [annotate], header, text; then flush_head(): straight to out */
-    if (buf_put(out, head->p, head->len) < 0)
-        goto done;
-    head->len = 0;
-    if (*annotate != NULL) {
-        const unsigned char *a = *annotate;
-        uint32_t asize = get_u32(a + 9);
-        if (put_annotate(out, f, a, asize, asize - (f->has_crc ? BINLOG_CHECKSUM_LEN : 0)) < 0)
-            goto done;
-        *annotate = NULL;
-    }
-    PyObject *text = PyTuple_GET_ITEM(entry, 2);
-    if (put_event_header(out, f, ev, size) < 0
-        || buf_put(out, PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)) < 0
-        || put_base64(body, ev, size) < 0
-        || PyDict_SetItem(f->ctx[CTX_TABLE_MAPS], PyTuple_GET_ITEM(entry, 0),
-                          PyTuple_GET_ITEM(entry, 1)) < 0)
-        goto done;
-    rc = 1;
-done:
-    Py_DECREF(entry);
-    return rc;
-}
-
-/* One Write/Update/Delete_rows (v1 or v2) event: 1 printed, 0 leave it to
- * Python, -1 error.  *rows accumulates the statement's row count. */
-static int
-rows_event(const Fmt *f, Buf *head, Buf *body, const unsigned char *ev, uint32_t size,
-           Py_ssize_t end, int *stmt_end, Py_ssize_t *rows)
-{
-    int type = ev[4];
-    int v2 = type >= 30;
-    int kind = (type - (v2 ? 30 : 23));            /* 0 write, 1 update, 2 delete */
-    static const char *names[] = {"Write_rows", "Update_rows", "Delete_rows"};
-    Py_ssize_t post_len = post_header(f, type, v2 ? 10 : 8);
-    Py_ssize_t pos = f->header_len;
-    if (post_len != 8 && post_len != 10)
-        return 0;
-    if (pos + 8 > end)
-        return 0;
-    unsigned long long table_id = 0;
-    for (int i = 5; i >= 0; i--)
-        table_id = (table_id << 8) | ev[pos + i];
-    int flags = ev[pos + 6] | (ev[pos + 7] << 8);
-    pos += 8;
-    if (post_len == 10) {
-        if (pos + 2 > end)
-            return 0;
-        Py_ssize_t extra_len = ev[pos] | (ev[pos + 1] << 8);
-        if (extra_len < 2 || pos + extra_len > end)
-            return 0;
-        pos += extra_len;
-    }
-    unsigned long long width;
-    if (!packed_length(ev, &pos, end, &width) || width > (unsigned long long)(end - pos) * 8)
-        return 0;
-    Py_ssize_t nbytes = (Py_ssize_t)((width + 7) / 8);
-    const unsigned char *cols = ev + pos, *cols_ai = cols;
-    pos += nbytes;
-    if (kind == 1) {
-        cols_ai = ev + pos;
-        pos += nbytes;
-    }
-    if (pos > end)
-        return 0;
-
-    *stmt_end = flags & STMT_END_F;
-    if (put_event_header(head, f, ev, size) < 0 || BUF_LIT(head, "\t") < 0
-        || buf_put(head, names[kind], strlen(names[kind])) < 0
-        || BUF_LIT(head, ": table id ") < 0 || buf_reserve(head, 64) < 0)
-        return -1;
-    char *o = put_u64(head->p + head->len, table_id);
-    if (*stmt_end)
-        o = PUT_LIT(o, " flags: STMT_END_F");
-    *o++ = '\n';
-    head->len = o - head->p;
-    if (put_base64(body, ev, size) < 0)
-        return -1;
-
-    PyObject *id = PyLong_FromUnsignedLongLong(table_id);
-    if (id == NULL)
-        return -1;
-    PyObject *table_map = PyDict_GetItemWithError(f->ctx[CTX_TABLE_MAPS], id);   /* borrowed */
-    Py_DECREF(id);
-    if (table_map == NULL)
-        return PyErr_Occurred() ? -1 : 1;      /* no map: nothing to count */
-    Py_INCREF(table_map);
-    Py_ssize_t n = event_rows(f, table_map, kind == 1, kind == 0, cols, cols_ai, nbytes,
-                              ev + pos, end - pos);
-    Py_DECREF(table_map);
-    if (n < 0)
-        return -1;
-    *rows += n;
-    return 1;
-}
-
-static PyObject *
-print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[3])
-        || PyTuple_GET_SIZE(args[3]) != CTX_SIZE) {
-        PyErr_SetString(PyExc_TypeError, "print_row_statements(buf: bytes, rel, pos, ctx: tuple)");
-        return NULL;
-    }
-    Fmt f;
-    f.ctx = &PyTuple_GET_ITEM(args[3], 0);
-    PyObject *post = f.ctx[CTX_POST_HEADER_LEN], *delim = f.ctx[CTX_DELIMITER];
-    if (!PyBytes_Check(post) || !PyBytes_Check(delim) || !PyDict_Check(f.ctx[CTX_TIMES])
-        || !PyDict_Check(f.ctx[CTX_MAPS]) || !PyDict_Check(f.ctx[CTX_TABLE_MAPS])) {
-        PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad context");
-        return NULL;
-    }
-    f.post_header_len = (const unsigned char *)PyBytes_AS_STRING(post);
-    f.n_post_header_len = PyBytes_GET_SIZE(post);
-    f.has_crc = PyObject_IsTrue(f.ctx[CTX_HAS_CRC]);
-    f.header_len = PyLong_AsSsize_t(f.ctx[CTX_HEADER_LEN]);
-    unsigned long long stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
-    long long stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
-    Py_ssize_t rel = PyLong_AsSsize_t(args[1]);
-    long long pos = PyLong_AsLongLong(args[2]);
-    if (PyErr_Occurred())
-        return NULL;
-
-    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    Py_ssize_t avail = PyBytes_GET_SIZE(args[0]);
-    Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f.has_crc ? BINLOG_CHECKSUM_LEN : 0);
-    Buf out = {0}, head = {0}, body = {0};
-    out.as_bytes = 1;
-    const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
-    Py_ssize_t rows = 0, events = 0, committed_events = 0, committed_len = 0;
-    long long committed_pos = pos;
-    int failed = 0;
-
-    while (rel >= 0 && avail - rel >= LOG_EVENT_HEADER_LEN) {
-        const unsigned char *ev = data + rel;
-        int type = ev[4];
-        uint32_t size = get_u32(ev + 9);
-        if (size > avail - rel || size < min_size || f.header_len < LOG_EVENT_HEADER_LEN)
-            break;
-        Py_ssize_t end = size - (f.has_crc ? BINLOG_CHECKSUM_LEN : 0);
-        if ((unsigned long long)pos >= stop_position || (long long)get_u32(ev) >= stop_datetime
-            || f.header_len > end)
-            break;
-        int known = type == ANNOTATE_ROWS_EVENT || type == TABLE_MAP_EVENT
-                    || (type >= 23 && type <= 25) || (type >= 30 && type <= 32);
-        if (!known || put_at(&out, pos) < 0)
-            break;
-        int rc = 1, stmt_end = 0;
-        if (type == ANNOTATE_ROWS_EVENT)
-            annotate = ev;
-        else if (type == TABLE_MAP_EVENT)
-            rc = table_map_event(&f, &out, &head, &body, ev, size, end, pos, &annotate);
-        else
-            rc = rows_event(&f, &head, &body, ev, size, end, &stmt_end, &rows);
-        if (rc <= 0) {
-            failed = rc < 0;
-            break;
-        }
-        events++;
-        rel += size;
-        pos += size;
-        if (stmt_end) {             /* flush_statement() */
-            char count[48];
-            char *o = PUT_LIT(count, "# Number of rows: ");
-            o = put_u64(o, (unsigned long long)rows);
-            *o++ = '\n';
-            if (buf_put(&out, head.p, head.len) < 0 || BUF_LIT(&out, "\nBINLOG '\n") < 0
-                || buf_put(&out, body.p, body.len) < 0 || BUF_LIT(&out, "'") < 0
-                || buf_put(&out, PyBytes_AS_STRING(delim), PyBytes_GET_SIZE(delim)) < 0
-                || BUF_LIT(&out, "\n") < 0 || buf_put(&out, count, o - count) < 0) {
-                failed = 1;
-                break;
-            }
-            head.len = body.len = 0;
-            rows = 0;
-            annotate = NULL;
-            committed_events = events;
-            committed_pos = pos;
-            committed_len = out.len;
-        }
-    }
-    PyObject *result = NULL, *text = failed ? NULL : buf_take_bytes(&out, committed_len);
-    if (text != NULL)
-        result = Py_BuildValue("(nLN)", committed_events, committed_pos, text);
-    buf_free(&out);
-    buf_free(&head);
-    buf_free(&body);
-    return result;
 }
 
 /* ---- module ------------------------------------------------------------------- */
@@ -955,7 +436,7 @@ static PyMethodDef methods[] = {
      "base64_lines(data) -> bytes: base64 in 76-column lines, each ending in a newline."},
     {"header", (PyCFunction)(void (*)(void))header, METH_FASTCALL,
      "header(time_text, server_id, log_pos, checksum) -> the print_header() text."},
-    {"print_row_statements", (PyCFunction)(void (*)(void))print_row_statements, METH_FASTCALL,
+    {"print_row_statements", (PyCFunction)(void (*)(void))bk_print_row_statements, METH_FASTCALL,
      "print_row_statements(buf, rel, pos, ctx) -> (events, new_pos, text): whole row "
      "statements in the default output."},
     {"count_rows", (PyCFunction)(void (*)(void))count_rows, METH_FASTCALL,
