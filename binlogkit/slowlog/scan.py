@@ -50,21 +50,22 @@ __all__ = ["BulkScanner", "Run", "scan_slowlogs", "ENTRY", "CHUNK"]
 
 CHUNK = 2 << 20
 
-# ``*+`` (possessive, Python 3.11+) only where giving characters back cannot help
+# ``.`` is any byte but a newline; ``*+`` (possessive, Python 3.11+) only where
+# giving characters back cannot help
 _POSSESSIVE = b"*+" if sys.version_info >= (3, 11) else b"*"
 ENTRY = re.compile(rb"""
   (?:\#\ Time:\ (?P<ts>\d{6}\ [ \d]\d:\d\d:\d\d(?:\.\d+)?
                   |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?)\n)?
-  \#\ User@Host:\ (?P<uh>[^\n]*+)\n
-  (?P<x1>(?:\#[^\n]*+\n)*?)
+  \#\ User@Host:\ (?P<uh>.*+)\n
+  (?P<x1>(?:\#.*+\n)*?)
   \#\ Query_time:\ (?P<qt>\d+(?:\.\d+)?)\ +Lock_time:\ (?P<lt>\d+(?:\.\d+)?)
       \ +Rows_sent:\ (?P<rs>\d{1,15})\ +Rows_examined:\ (?P<rx>\d{1,15})
-  (?P<x2>(?:[ \t][^\n]*+)?\n(?:\#[^\n]*+\n)*+)
+  (?P<x2>(?:[ \t].*+)?\n(?:\#.*+\n)*+)
   (?:use\ (?P<db>[^;\n]+);\n)?
-  (?:SET\ (?:last_insert_id|insert_id|timestamp)[^\n]*\n)?
+  (?:SET\ (?:last_insert_id|insert_id|timestamp).*\n)?
   (?!use\ |SET\ (?:last_insert_id|insert_id|timestamp)|Tcp|TCP|Time)
-  (?P<q>[^\#\n][^\n]*(?:\n(?!\#|Tcp|TCP|Time)[^\n]*)*?);\n(?=\#|\Z)
-|(?P<junk>[^\n]*\n|[^\n]+)
+  (?P<q>[^\#\n].*(?:\n(?!\#|Tcp|TCP|Time).*)*?);\n(?=\#|\Z)
+|(?P<junk>.*\n|.+)
 """.replace(b"*+", _POSSESSIVE), re.X)
 
 _G = {name: ENTRY.groupindex[name] - 1 for name in ENTRY.groupindex}
