@@ -27,7 +27,7 @@ from decimal import Decimal
 
 __all__ = ["Bail", "ColumnSpec", "column_spec", "compile_image", "ValueEmitter",
            "present_columns", "null_byte_count", "ImageLayout", "LayoutCache",
-           "value_layout", "read_image_fast"]
+           "value_layout", "event_layouts", "read_image_fast"]
 
 
 class Bail(Exception):
@@ -226,21 +226,23 @@ def _decimal_groups(precision, scale):
     return groups
 
 
-def decimal_text_code(src, spec, raw):
-    """Lines computing decimal2string() of a packed DECIMAL; returns (sign, fmt, args).
+def decimal_text_code(src, spec, raw, text=bytes):
+    """Lines computing decimal2string() of a packed DECIMAL; returns (fmt, args).
 
-    The text is ``sign % ... `` pieces: `fmt` is the bytes format of the
-    digits (no leading zeros, exactly `scale` fraction digits) and `args`
-    its argument expressions.  A negative value that is all zeros prints
-    without its sign, as decimal2string does.
+    `fmt` is a format of the digits (no leading zeros, exactly `scale`
+    fraction digits, a leading sign), bytes or str as `text` says, and
+    `args` its argument expressions.  A negative value that is all zeros
+    prints without its sign, as decimal2string does.
     """
+    q = "b" if text is bytes else ""
     precision, scale = spec.meta >> 8, spec.meta & 0xFF
     size = spec.size
     sign_bit = 1 << (8 * size - 1)
     v, sg = src.var("dv"), src.var("dg")
     src.add("%s = _fb(%s, 'big')" % (v, raw))
-    src.add("if %s & %d: %s ^= %d; %s = b''" % (v, sign_bit, v, sign_bit, sg))
-    src.add("else: %s ^= %d; %s = b'-' if %s else b''" % (v, ((1 << 8 * size) - 1) ^ sign_bit, sg, v))
+    src.add("if %s & %d: %s ^= %d; %s = %s''" % (v, sign_bit, v, sign_bit, sg, q))
+    src.add("else: %s ^= %d; %s = %s'-' if %s else %s''" % (
+        v, ((1 << 8 * size) - 1) ^ sign_bit, sg, q, v, q))
     groups = _decimal_groups(precision, scale)
     shift = 8 * size
     exprs = []
@@ -251,21 +253,57 @@ def decimal_text_code(src, spec, raw):
     fracs = [e for e in exprs if not e[2]]
     args = [sg]
     if not ints:
-        fmt = b"%s0"
+        fmt = "%s0"
     elif len(ints) == 1:
-        fmt = b"%s%d"
+        fmt = "%s%d"
         args.append(ints[0][0])
     else:
         ip = src.var("di")
-        ifmt = b"%d" + b"%09d" * (len(ints) - 1)
-        src.add("%s = (%s %% (%s)).lstrip(b'0') or b'0'" % (
-            ip, src.const(ifmt), ", ".join(e[0] for e in ints)))
-        fmt = b"%s%s"
+        ifmt = "%d" + "%09d" * (len(ints) - 1)
+        src.add("%s = (%s %% (%s)).lstrip(%s'0') or %s'0'" % (
+            ip, src.const(ifmt.encode() if text is bytes else ifmt), ", ".join(e[0] for e in ints),
+            q, q))
+        fmt = "%s%s"
         args.append(ip)
     if fracs:
-        fmt += b"." + b"".join(b"%%0%dd" % digits for _, digits, _ in fracs)
+        fmt += "." + "".join("%%0%dd" % digits for _, digits, _ in fracs)
         args += [e[0] for e in fracs]
-    return fmt, args
+    return (fmt.encode() if text is bytes else fmt), args
+
+
+def decimal_value_code(src, spec, raw):
+    """Lines computing a packed DECIMAL as a decimal.Decimal; returns its expression.
+
+    Up to 28 digits (the default context's precision, so no rounding) the
+    digit groups are combined as one integer and scaled, which is faster
+    than parsing text; a group above its digit count (never written by a
+    server) bails out to the reference decoder.  Wider decimals go through
+    the text.
+    """
+    precision, scale = spec.meta >> 8, spec.meta & 0xFF
+    if precision > 28:
+        fmt, args = decimal_text_code(src, spec, raw, str)
+        return "_Decimal(%s %% (%s))" % (src.const(fmt), ", ".join(args))
+    size = spec.size
+    sign_bit = 1 << (8 * size - 1)
+    v, neg, n = src.var("dv"), src.var("dn"), src.var("di")
+    src.add("%s = _fb(%s, 'big')" % (v, raw))
+    src.add("%s = not %s & %d" % (neg, v, sign_bit))
+    src.add("%s ^= %d if %s else %d" % (v, ((1 << 8 * size) - 1) ^ sign_bit, neg, sign_bit))
+    shift = 8 * size
+    terms = []
+    for nbytes, digits, _ in _decimal_groups(precision, scale):
+        shift -= 8 * nbytes
+        g = src.var("dg")
+        src.add("%s = (%s >> %d) & %d" % (g, v, shift, (1 << 8 * nbytes) - 1))
+        src.add("if %s >= %d: raise Bail" % (g, 10 ** digits))
+        terms.append((g, digits))
+    expr = terms[0][0] if terms else "0"
+    for g, digits in terms[1:]:
+        expr = "(%s) * %d + %s" % (expr, 10 ** digits, g)
+    src.add("%s = %s" % (n, expr))
+    value = "_Decimal(-%s if %s else %s)" % (n, neg, n)
+    return "%s.scaleb(-%d)" % (value, scale) if scale else value
 
 
 def temporal2_code(src, spec, raw):
@@ -309,7 +347,7 @@ class ValueEmitter:
 
     namespace = {"Bail": Bail, "_fb": int.from_bytes, "_Decimal": Decimal, "_Bits": Bits,
                  "_Date": Date, "_DateTime": DateTime, "_Time": Time,
-                 "_Timestamp": Timestamp, "_time2": _time2}
+                 "_Timestamp": Timestamp, "_time2": _time2, "_new": tuple.__new__}
 
     def __init__(self, ncols):
         self.ncols = ncols
@@ -326,8 +364,7 @@ class ValueEmitter:
         if real in (R.MYSQL_TYPE_FLOAT, R.MYSQL_TYPE_DOUBLE, R.MYSQL_TYPE_ENUM):
             return spec.index, raw
         if real == R.MYSQL_TYPE_NEWDECIMAL:
-            fmt, args = decimal_text_code(src, spec, raw)
-            return spec.index, "_Decimal((%s %% (%s)).decode())" % (src.const(fmt), ", ".join(args))
+            return spec.index, decimal_value_code(src, spec, raw)
         if real in (R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING, R.MYSQL_TYPE_STRING,
                     R.MYSQL_TYPE_BLOB, R.MYSQL_TYPE_GEOMETRY):
             return spec.index, raw
@@ -355,11 +392,11 @@ class ValueEmitter:
         if real == R.MYSQL_TYPE_TIME2:
             return spec.index, "_time2(%s, 0, %d)[0]" % (raw, spec.meta)
         if real == R.MYSQL_TYPE_DATETIME2:
-            parts = temporal2_code(src, spec, raw)
-            return spec.index, "_DateTime(%s, %d)" % (", ".join(parts), spec.meta)
+            parts = temporal2_code(src, spec, raw)     # tuple.__new__: no namedtuple frame
+            return spec.index, "_new(_DateTime, (%s, %d))" % (", ".join(parts), spec.meta)
         if real == R.MYSQL_TYPE_TIMESTAMP2:
             sec, usec = temporal2_code(src, spec, raw)
-            return spec.index, "_Timestamp(%s, %s, %d)" % (sec, usec, spec.meta)
+            return spec.index, "_new(_Timestamp, (%s, %s, %d))" % (sec, usec, spec.meta)
         raise AssertionError("no value code for type %d" % real)   # column_spec() filters
 
     def result(self, src, pieces):
@@ -441,6 +478,19 @@ _VALUE_LAYOUTS = LayoutCache(
 def value_layout(table_map, cols, width):
     """The (cached) compiled value layout of one image kind."""
     return _VALUE_LAYOUTS.get(table_map, cols, width)
+
+
+def _event_layouts(table_map, kind, cols, cols_ai, width):
+    first = value_layout(table_map, cols, width)
+    return first, (value_layout(table_map, cols_ai, width) if kind == "update" else None)
+
+
+_EVENT_LAYOUTS = LayoutCache(_event_layouts)
+
+
+def event_layouts(table_map, kind, cols, cols_ai, width):
+    """(before-or-only image layout, UPDATE after-image layout or None) of a rows event."""
+    return _EVENT_LAYOUTS.get(table_map, kind, cols, cols_ai, width)
 
 
 def read_image_fast(layout, data, pos, end):

@@ -436,28 +436,55 @@ def iter_rows(table_map, rows_body):
         from binlogkit.binlog.mysql_rows import iter_special_rows
         yield from iter_special_rows(table_map, rows_body)
         return
-    from binlogkit.binlog.rowcompile import read_image_fast, value_layout
     data = rows_body.rows
     if not isinstance(data, bytes):
         data = bytes(data)
     end = len(data)
     pos = 0
-    kind, width = rows_body.kind, rows_body.width
-    cols, cols_ai = rows_body.cols, rows_body.cols_ai
-    layout = value_layout(table_map, cols, width)
-    layout_ai = value_layout(table_map, cols_ai, width) if kind == "update" else None
+    rc = _rowcompile or _load_rowcompile()
+    kind, width, cols = rows_body.kind, rows_body.width, rows_body.cols
+    layout, layout_ai = rc.event_layouts(table_map, kind, cols, rows_body.cols_ai, width)
+    functions, nb, Bail = layout.functions, layout.null_bytes, rc.Bail
+    if layout_ai is not None:
+        cols_ai = rows_body.cols_ai
+        functions_ai, nb_ai = layout_ai.functions, layout_ai.null_bytes
+    write = kind == "write"
     while pos < end:
-        got = read_image_fast(layout, data, pos, end)
-        first, pos = got if got is not None else read_image(table_map, cols, width, data, pos, end)
-        if layout_ai is not None:
-            got = read_image_fast(layout_ai, data, pos, end)
-            second, pos = got if got is not None else read_image(table_map, cols_ai, width,
-                                                                 data, pos, end)
-            yield first, second
-        elif kind == "write":
-            yield None, first
-        else:
-            yield first, None
+        bits = data[pos:pos + nb]
+        fn = functions.get(bits) or layout.function(bits)
+        image = None
+        if fn is not None:
+            try:
+                pos, image = fn(data, pos + nb, end)
+            except (Bail, IndexError):
+                pass
+        if image is None:       # no compiled code for this image, or it gave up
+            image, pos = read_image(table_map, cols, width, data, pos, end)
+        if layout_ai is None:
+            yield (None, image) if write else (image, None)
+            continue
+        bits = data[pos:pos + nb_ai]
+        fn = functions_ai.get(bits) or layout_ai.function(bits)
+        after = None
+        if fn is not None:
+            try:
+                pos, after = fn(data, pos + nb_ai, end)
+            except (Bail, IndexError):
+                pass
+        if after is None:
+            after, pos = read_image(table_map, cols_ai, width, data, pos, end)
+        yield image, after
+
+
+_rowcompile = None
+
+
+def _load_rowcompile():
+    """rowcompile imports this module: bind it on first use."""
+    global _rowcompile
+    from binlogkit.binlog import rowcompile
+    _rowcompile = rowcompile
+    return rowcompile
 
 
 class Rows:
