@@ -121,7 +121,8 @@ def main():
                       f"{stats['rows']} rows, "
                       f"{stats['workers']} process(es), peak RSS per process "
                       f"{[round(k / 1024) for k in stats['peak_rss_kib']]} MiB, "
-                      f"main {stats['main_peak_rss_kib'] // 1024} MiB, "
+                      f"main {stats['main_peak_rss_kib'] // 1024} MiB; CPU s per worker "
+                      f"{stats['worker_cpu_s']}, main {stats['main_cpu_s']}, "
                       f"output {os.path.getsize(out) / 1e6:.0f} MB")
     one, many = statistics.median(times[1]), statistics.median(times[args.jobs])
     print(f"median --jobs 1: {one:.1f} s ({total / one / 1e6:.0f} MB/s); "

@@ -208,12 +208,15 @@ class ExportResult:
         self.rows = 0
         self.files = 0
         self.peak_rss_kib = {}   # pid -> ru_maxrss of that process
+        self.cpu_s = {}          # pid -> CPU seconds of that process
 
     def as_dict(self):
+        rss, cpu = _usage()
         return {"rows": self.rows, "files": self.files,
                 "workers": len(self.peak_rss_kib),
                 "peak_rss_kib": sorted(self.peak_rss_kib.values()),
-                "main_peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+                "worker_cpu_s": sorted(round(c, 2) for c in self.cpu_s.values()),
+                "main_peak_rss_kib": rss, "main_cpu_s": round(cpu, 2)}
 
 
 def _write_file(writer, path, what, opts, progress=None):
@@ -235,8 +238,13 @@ def _export_part(path, part, what, fmt, opts):
         error = str(exc)
     finally:
         writer.close()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rows, error, os.getpid(), rss
+    return rows, error, os.getpid(), _usage()
+
+
+def _usage():
+    """(peak RSS KiB, CPU seconds) of this process so far."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_maxrss, ru.ru_utime + ru.ru_stime
 
 
 def _part_dir(output):
@@ -269,12 +277,13 @@ class _Workers:
     def collect(self, writer, result, update):
         """Append each part to `writer` in input order as soon as it is done."""
         for path, part, fut in zip(self.paths, self.parts, self.futures):
-            rows, error, pid, rss = fut.result()
+            rows, error, pid, (rss, cpu) = fut.result()
             writer.append_part(part)
             os.remove(part)
             result.rows += rows
             result.files += 1
             result.peak_rss_kib[pid] = max(rss, result.peak_rss_kib.get(pid, 0))
+            result.cpu_s[pid] = max(cpu, result.cpu_s.get(pid, 0.0))
             if update is not None:
                 update(_size(path))
             if error is not None:
@@ -321,8 +330,9 @@ def export(paths, output, *, what="events", fmt="parquet", jobs=1, query=False,
                     for path in paths:
                         result.rows += _write_file(writer, path, what, opts, update)
                         result.files += 1
-                    result.peak_rss_kib[os.getpid()] = resource.getrusage(
-                        resource.RUSAGE_SELF).ru_maxrss
+                    rss, cpu = _usage()
+                    result.peak_rss_kib[os.getpid()] = rss
+                    result.cpu_s[os.getpid()] = cpu
         finally:
             writer.close()
     finally:
