@@ -19,6 +19,7 @@ from binlogkit.printer.events import backtick
 MYSQL_TYPE_VECTOR = 242
 PARTIAL_JSON_UPDATES = 1
 _FLOAT = struct.Struct("<f").unpack_from
+_DOUBLE = struct.Struct("<d").unpack_from
 _FRAC_DIV = (1000000, 100000, 10000, 1000, 100, 10, 1)
 _INT_NAMES = {R.MYSQL_TYPE_TINY: (b"TINYINT", 1), R.MYSQL_TYPE_SHORT: (b"SHORTINT", 2),
               R.MYSQL_TYPE_INT24: (b"MEDIUMINT", 3), R.MYSQL_TYPE_LONG: (b"INT", 4),
@@ -340,7 +341,7 @@ def print_one_row(out, tm, cols, width, data, pos, end, clause, verbose, partial
     pos += nbytes
     out.append(clause)
     append = out.append
-    for n, (col_type, meta, label, comment, printer) in enumerate(plan):
+    for n, (col_type, meta, label, comment, printer, fixed) in enumerate(plan):
         append(label)
         if (nulls >> n) & 1:
             append(b"NULL")
@@ -348,7 +349,10 @@ def print_one_row(out, tm, cols, width, data, pos, end, clause, verbose, partial
                 append(comment % 1)
             append(b"\n")
             continue
-        fsize = field_size(col_type, meta, data, pos) if pos < end else 0
+        if fixed is not None:
+            fsize = fixed
+        else:
+            fsize = field_size(col_type, meta, data, pos) if pos < end else 0
         if fsize is None or fsize > end - pos:
             append(b"***Corrupted replication event was detected: field size is set to %d, "
                    b"but there are only %d bytes left of the event. Not printing the value***\n"
@@ -371,10 +375,38 @@ def _int_printer(width):
     return print_int
 
 
+def _print_double(out, data, pos, col_type, meta, json_text):
+    value = _DOUBLE(data, pos)[0]
+    out.append(b"%-.20g" % value if value == value else c_float(b"%-.20g", value))
+    return 8
+
+
+def _print_datetime2(out, data, pos, col_type, meta, json_text):
+    """DATETIME(N): my_datetime_packed_from_binary + my_datetime_to_str, quoted."""
+    intpart = int.from_bytes(data[pos:pos + 5], "big") - 0x8000000000
+    nfrac = (meta + 1) // 2
+    if intpart < 0:         # never written by a server: the generic path keeps the sign rules
+        return _p_datetime2(out, data, pos, col_type, meta)[1]
+    ymd, hms = intpart >> 17, intpart & 0x1FFFF
+    ym = ymd >> 5
+    text = b"%04d-%02d-%02d %02d:%02d:%02d" % (ym // 13, ym % 13, ymd & 31, hms >> 12,
+                                               (hms >> 6) & 63, hms & 63)
+    if meta:
+        frac = int.from_bytes(data[pos + 5:pos + 5 + nfrac], "big", signed=True)
+        usec = frac * (10000, 100, 1)[nfrac - 1]
+        text += b".%0*d" % (meta, usec // _FRAC_DIV[meta])
+    out.append(b"'" + text + b"'")
+    return 5 + nfrac
+
+
 def _value_printer(col_type, meta):
     """A printer for non-NULL values of one column (the generic print_value underneath)."""
     if col_type in _INT_NAMES:
         return _int_printer(_INT_NAMES[col_type][1])
+    if col_type == R.MYSQL_TYPE_DOUBLE and meta == 8:
+        return _print_double
+    if col_type == R.MYSQL_TYPE_DATETIME2 and meta <= 6:
+        return _print_datetime2
     if col_type in (R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING):
         head = 1 if meta < 256 else 2
 
@@ -387,6 +419,26 @@ def _value_printer(col_type, meta):
     def print_any(out, data, pos, col_type, meta, json_text):
         return print_value(out, data, pos, col_type, meta, b"", False, 0, json_text)[1]
     return print_any
+
+
+_FIXED = {R.MYSQL_TYPE_TINY: 1, R.MYSQL_TYPE_SHORT: 2, R.MYSQL_TYPE_INT24: 3, R.MYSQL_TYPE_LONG: 4,
+          R.MYSQL_TYPE_LONGLONG: 8, R.MYSQL_TYPE_YEAR: 1, R.MYSQL_TYPE_NEWDATE: 3, R.MYSQL_TYPE_TIME: 3,
+          R.MYSQL_TYPE_TIMESTAMP: 4, R.MYSQL_TYPE_DATETIME: 8}
+
+
+def _fixed_size(col_type, meta):
+    """calc_field_size of a type whose size does not depend on the value, else None."""
+    if col_type in _FIXED:
+        return _FIXED[col_type]
+    if col_type in (R.MYSQL_TYPE_FLOAT, R.MYSQL_TYPE_DOUBLE):
+        return meta
+    if col_type == R.MYSQL_TYPE_DATETIME2:
+        return 5 + (meta + 1) // 2
+    if col_type == R.MYSQL_TYPE_TIMESTAMP2:
+        return 4 + (meta + 1) // 2
+    if col_type == R.MYSQL_TYPE_TIME2:
+        return 3 + (meta + 1) // 2
+    return None
 
 
 def _row_plan(tm, cols, width, verbose):
@@ -413,7 +465,8 @@ def _row_plan(tm, cols, width, verbose):
         comment = b""
         if verbose > 1:
             comment = b" /* %s meta=%d nullable=%d is_null=%%d */" % (typestr, meta, tm.nullable(i))
-        plan.append((col_type, meta, b"###   @%d=" % (i + 1), comment, _value_printer(col_type, meta)))
+        plan.append((col_type, meta, b"###   @%d=" % (i + 1), comment, _value_printer(col_type, meta),
+                     _fixed_size(col_type, meta)))
     compiled = None if plan is None else (bin(present).count("1"), plan)
     if plans is not None:
         plans[key] = compiled
