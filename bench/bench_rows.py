@@ -5,8 +5,8 @@
 
 (a) ``binlogkit print -vv --base64-output=decode-rows`` against
     ``mariadb-binlog --no-defaults -vv --base64-output=decode-rows`` on the same
-    file, alternating runs, stdout to /dev/null (bench_print.run: wall time and
-    peak RSS of each child), median wall and the ratio.
+    file, alternating runs, stdout to /dev/null (bench_print.run: wall time,
+    CPU time and peak RSS of each child), medians and the ratios.
 
 (b) Row decoding throughput of the Python APIs on the same events.  The file's
     events are read into memory first (framing is not timed).  Then, timed:
@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from bench_print import run  # noqa: E402
+from bench_print import binlogkit_command, run  # noqa: E402
 from binlogkit.binlog import layout as L  # noqa: E402
 from binlogkit.binlog.events import decode_event  # noqa: E402
 from binlogkit.binlog.reader import BinlogReader, RawEvent  # noqa: E402
@@ -54,8 +54,7 @@ ROWS_TYPES = L.ROWS_EVENT_TYPES - L.COMPRESSED_ROWS_EVENT_TYPES
 
 def bench_print(path, runs):
     args = ["-vv", "--base64-output=decode-rows"]
-    bk = [shutil.which("binlogkit")] if shutil.which("binlogkit") else [sys.executable, "-m", "binlogkit"]
-    tools = {"binlogkit": bk + ["print", *args, path],
+    tools = {"binlogkit": binlogkit_command() + ["print", *args, path],
              "mariadb-binlog": [shutil.which("mariadb-binlog") or "/usr/bin/mariadb-binlog",
                                 "--no-defaults", *args, path]}
     env = dict(os.environ, TZ="UTC", LC_ALL="C")
@@ -63,10 +62,7 @@ def bench_print(path, runs):
     cpu = {name: [] for name in tools}
     for i in range(runs):
         for name, cmd in tools.items():
-            before = os.times()
-            wall, rss, rc = run(cmd, env)
-            after = os.times()
-            used = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+            wall, rss, rc, used = run(cmd, env)
             walls[name].append(wall)
             cpu[name].append(used)
             print(f"  run {i + 1}/{runs} {name:15s} {wall:7.3f} s wall {used:7.3f} s cpu "
