@@ -272,7 +272,9 @@ def _walk_file(path, with_query):
 
 
 def event_rows(path, *, query=False, progress=None):
-    """One tuple per event of binlog `path`: EVENT_FIELDS order, plus the mark.
+    """One tuple per event of binlog `path`: EVENT_FIELDS, then the event's place
+    in its transaction (INSIDE/BEGINS/ENDS bits) and what ends or starts it (the
+    kind for an end, (domain_id, seq_no) for a GTID event).
 
     Times are epoch microseconds.  `progress(nbytes)` is called now and then
     with the bytes read since the last call.
