@@ -107,7 +107,12 @@ def version_split(server_version):
 
 
 def parse_format_description(data):
-    """Decode a FORMAT_DESCRIPTION event (header included, CRC excluded)."""
+    """Decode a whole FORMAT_DESCRIPTION event (header and trailing 4 bytes included).
+
+    A checksum-aware server's FDE always ends in checksum_alg + 4 bytes, also
+    when the algorithm is OFF (the 4 bytes are then not a checksum of the file's
+    events but still present), so the algorithm is the fifth byte from the end.
+    """
     body = data[LOG_EVENT_HEADER_LEN:]
     if len(body) < FORMAT_DESCRIPTION_HEADER.size:
         raise ValueError("format description event too short")
@@ -117,9 +122,9 @@ def parse_format_description(data):
     rest = bytes(body[FORMAT_DESCRIPTION_HEADER.size:])
     split = version_split(server_version)
     checksum_alg = BINLOG_CHECKSUM_ALG_UNDEF
-    if _has_checksum_field(server_version, split) and len(rest) >= 1:
-        checksum_alg = rest[-1]
-        rest = rest[:-1]
+    if _has_checksum_field(server_version, split) and len(rest) >= BINLOG_CHECKSUM_LEN + 1:
+        checksum_alg = rest[-BINLOG_CHECKSUM_LEN - 1]
+        rest = rest[:-BINLOG_CHECKSUM_LEN - 1]
     flags = COMMON_HEADER.unpack_from(data)[5]
     permutation = None
     if _PRE_GA_VERSION.match(server_version) and len(rest) == 22:
@@ -310,7 +315,7 @@ class BinlogReader:
 
     def _set_fde(self, event):
         try:
-            self.fde = parse_format_description(event.payload)
+            self.fde = parse_format_description(event.data)
         except ValueError as exc:
             raise self._error(BinlogError, str(exc), event.pos, event.type_code) from None
         self.in_use = bool(self.fde.flags & LOG_EVENT_BINLOG_IN_USE_F)
