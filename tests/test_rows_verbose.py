@@ -9,7 +9,8 @@ import pytest
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.rows import RowsBody, TableMapBody
 from binlogkit.binlog.rowvalues import (
-    ABSENT, Bits, CorruptRowError, Date, DateTime, Time, Timestamp, decode_value, iter_rows,
+    ABSENT, Bits, CorruptRowError, Date, DateTime, Time, Timestamp, UnsupportedTypeError,
+    decode_value, iter_rows,
 )
 from binlogkit.printer.rows_verbose import format_value, print_verbose, type_string
 
@@ -320,3 +321,53 @@ def test_verbose_row_lines_exact(case, tmp_path):
     actual = _rows_lines(stdout)
     assert actual == expected, oracle.diff_text(b"\n".join(expected), b"\n".join(actual),
                                                 oracle.case_id(case))
+
+
+# -- values the real tool cannot print ---------------------------------------------------------
+
+def _one_column_event(col_type, meta, data, nullable=1):
+    tm = _table([col_type], [meta], nullable=nullable)
+    return tm, RowsBody(7, R.L.STMT_END_F, "write", 1, b"\x01", b"\x01", data)
+
+
+def test_type_without_a_case_flushes_like_the_real_tool():
+    from binlogkit.printer.rows_verbose import UnprintableColumnError
+    tm, body = _one_column_event(R.MYSQL_TYPE_TINY_BLOB, 1, b"\x00\x02ab")
+    res = print_verbose(tm, body, 2)
+    assert isinstance(res.error, UnprintableColumnError) and res.error.flush_caches
+    assert res.error_message() == \
+        "Don't know how to handle column type: 249 meta: 1 (0001) (row 1, column @1)"
+    # NULL or not: the old DECIMAL has no metadata to print with
+    tm, body = _one_column_event(R.MYSQL_TYPE_DECIMAL, 0, b"\x01")
+    res = print_verbose(tm, body, 1)
+    assert res.error.tool_text.startswith("Found Old DECIMAL (mysql-4.1 or earlier).")
+
+
+def test_bad_metadata_stops_without_flushing():
+    from binlogkit.printer.rows_verbose import UnprintableColumnError
+    enum3 = (R.MYSQL_TYPE_ENUM << 8) | 3
+    tm, body = _one_column_event(R.MYSQL_TYPE_STRING, enum3, b"\x00\x01\x00\x00")
+    res = print_verbose(tm, body, 2)
+    assert res.text.endswith(b"###   @1=!! Unknown ENUM packlen=3")
+    assert isinstance(res.error, UnsupportedTypeError)
+    assert not isinstance(res.error, UnprintableColumnError)
+    tm, body = _one_column_event(R.MYSQL_TYPE_DATETIME2, 9, b"\x00" + bytes(10))
+    res = print_verbose(tm, body, 2)     # the real tool crashes here; binlogkit stops
+    assert isinstance(res.error, UnsupportedTypeError) and "@1" in res.error_message()
+    with pytest.raises(UnsupportedTypeError):
+        decode_value(R.MYSQL_TYPE_TIME2, 7, bytes(8))
+
+
+def test_unsizable_value_is_corrupt_not_unknown():
+    tm, body = _one_column_event(200, 0, b"\x00\x01")
+    res = print_verbose(tm, body, 2)
+    assert res.text.endswith(b"***Corrupted replication event was detected. Not printing the value***\n")
+    assert isinstance(res.error, CorruptRowError)
+    assert "no size is known" in res.error_message()
+
+
+def test_newdate_thousands_beyond_9999():
+    # the NEWDATE case builds the year digit by digit: 12345 -> chr(48 + 12) + "345"
+    value = ((12345 << 9) | (1 << 5) | 2).to_bytes(3, "little")
+    assert text(R.MYSQL_TYPE_NEWDATE, 0, value) == b"'<345:01:02'"
+    assert text(R.MYSQL_TYPE_DATE, 0, value) == b"'12345:01:02'"
