@@ -286,8 +286,6 @@ class MysqlPrinter:
                 raise ReadError(TRUNC_FD_EVENT) from None
             self.file_format = fmt
             self.file_flags = ev.flags
-            if reader is not None:   # the reader's own FDE parse misses MySQL's OFF+CRC layout
-                reader.fde.checksum_alg = fmt.checksum_alg
             return G.FormatDescriptionBody(fmt, ev.flags)
         fmt = self.file_format
         if (fmt.permutation is not None and t < len(fmt.permutation)
