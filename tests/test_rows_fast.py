@@ -88,6 +88,15 @@ def test_text_compiled_equal_reference(path, verbose):
                 f"{path} at {ev.pos}: printed by the reference, not the compiled path"
 
 
+def test_same_layout_other_table_gets_its_own_name():
+    def table_map(db, name):
+        return TableMapBody(9, 0, db, name, bytes([R.MYSQL_TYPE_LONG]), [0], b"\x01", b"")
+    body = RowsBody(9, R.L.STMT_END_F, "write", 1, b"\x01", b"\x01", b"\x00\x05\x00\x00\x00")
+    first = print_verbose(table_map(b"a", b"t"), body, 1).text
+    second = print_verbose(table_map(b"b", b"t"), body, 1).text
+    assert first.startswith(b"### INSERT INTO `a`.`t`\n") and second.startswith(b"### INSERT INTO `b`.`t`\n")
+
+
 def test_lazy_rows_decode_on_first_use():
     ev = next(ev for ev in _rows_events(FIXTURE_BINLOGS[4]) if ev.table_map is not None)
     assert not ev.rows.decoded

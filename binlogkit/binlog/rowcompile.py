@@ -445,7 +445,8 @@ class LayoutCache:
 
     Looked up by the table map object first (a binlog maps the same tables
     again before every statement; the reader may hand out one object for
-    equal maps), then by the map's content, so equal maps share code.
+    equal maps), then by the map's content (names included: -v text layouts
+    carry them), so equal maps share code.
     """
 
     def __init__(self, build, limit=512):
@@ -458,7 +459,8 @@ class LayoutCache:
         hit = self._by_object.get((id(table_map),) + key)
         if hit is not None and hit[0] is table_map:
             return hit[1]
-        content = (table_map.column_types, tuple(table_map.column_meta), table_map.null_bits) + key
+        content = (table_map.db, table_map.table, table_map.column_types,
+                   tuple(table_map.column_meta), table_map.null_bits) + key
         layout = self._by_content.get(content)
         if layout is None:
             if len(self._by_content) >= self.limit:
