@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE))
 from bench_print import binlogkit_command, run  # noqa: E402
 from binlogkit.binlog import layout as L  # noqa: E402
 from binlogkit.binlog.events import decode_event  # noqa: E402
-from binlogkit.binlog.reader import BinlogReader, RawEvent  # noqa: E402
+from binlogkit.binlog.reader import BinlogReader  # noqa: E402
 from binlogkit.binlog.rowvalues import iter_rows  # noqa: E402
 
 ROWS_TYPES = L.ROWS_EVENT_TYPES - L.COMPRESSED_ROWS_EVENT_TYPES

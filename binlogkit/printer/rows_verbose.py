@@ -7,6 +7,13 @@ with -vv, a `/* TYPE meta=N nullable=N is_null=N */` comment.  Values are
 formatted as log_event_print_value does (which is not always valid SQL:
 strings only escape control bytes, DATE uses ':' separators, TIMESTAMP is
 the raw epoch number, FLOAT is left-justified in 20 columns...).
+
+`print_verbose` prints with code compiled per image layout (`rows_fast`);
+`print_verbose_reference` (one value at a time: `format_value`,
+`type_string`) is the reference it is tested against and falls back to for
+anything unusual.  When the real tool would stop (a corrupt image, a type or
+metadata it cannot print), the result carries the error: the driver then
+drops the event's text and exits 1, as mariadb-binlog does.
 """
 import math
 
