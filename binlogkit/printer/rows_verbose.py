@@ -347,7 +347,7 @@ def _print_compiled(plan, data):
                 append(text)
     except (Bail, IndexError):
         return None
-    return VerboseResult(b"".join(out), rows, None)
+    return VerboseResult(out[0] if len(out) == 1 else b"".join(out), rows, None)
 
 
 class EventPlan:
