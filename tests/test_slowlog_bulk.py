@@ -187,13 +187,13 @@ TRAPS = [
 ]
 
 
-def make_log(seed, n=25, traps=True):
+def make_log(seed, n=25, traps=True, header=None):
     import datetime
     rnd = random.Random(seed)
     style = rnd.choice(["mariadb", "mysql8", "old"])
     t = datetime.datetime(2024, 3, 31, 0, 59, 50, tzinfo=datetime.timezone.utc)
     out = []
-    if rnd.random() < 0.5:
+    if rnd.random() < 0.5 if header is None else header:
         out += ["/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:",
                 "Tcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock",
                 "Time                 Id Command    Argument"]
@@ -228,9 +228,11 @@ def test_generated_logs(seed, tmp_path):
 # -- two processes -------------------------------------------------------------------
 
 def big_log(tmp_path, seed=7, n=3000, traps=True):
-    """Many ordinary entries (with a few traps), as one file."""
+    """Many ordinary entries (with a few traps and server headers of other
+    versions here and there), as one file; without traps one header at the top."""
     rnd = random.Random(seed)
-    parts = [make_log(rnd.randrange(10**6), 40, traps) for _ in range(n // 40)]
+    parts = [make_log(rnd.randrange(10**6), 40, traps, None if traps else k == 0)
+             for k in range(n // 40)]
     path = tmp_path / "big.log"
     path.write_bytes(b"".join(p if p.endswith(b"\n") else p + b"\n" for p in parts))
     return path

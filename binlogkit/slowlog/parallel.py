@@ -14,11 +14,11 @@ goes on from the window's end with the child's state.  The result is the one a
 single pass gives; memory stays bounded by the window.
 
 The parent checks what the child assumed: that ``S`` and ``P`` are entry
-boundaries in its own parse (the same lines, the same parser), that the
-window's end is one in the child's, and that the row-count sums can be
-continued exactly.  When a check fails, when the child needed state it could
-not know (an entry whose end comes from ``SET timestamp`` depends on header
-lines seen before ``S``), or when anything goes wrong in the child, the parent
+boundaries in its own parse (the same lines, the same parser), that the server
+version and flavour the header lines gave at ``P`` are the ones the child
+started with (those of the window's start), that the window's end is an entry
+boundary in the child's parse, and that the row-count sums can be continued
+exactly.  When a check fails or anything goes wrong in the child, the parent
 parses the rest of the window itself; nothing the child did is used.
 """
 
@@ -41,7 +41,6 @@ WINDOW = 192 << 20
 _FIND_START_BYTES = 8 << 20       # the child looks this far past S for P
 _COMPRESSED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
 _STATE = ("_last_ts", "_last_end", "_last_db", "server_version", "mariadb")
-_UNSET = "unset"
 
 
 def digest_files(paths, digest, zone=None, server_version=None, stats=None, workers=2):
@@ -74,11 +73,12 @@ def digest_file(path, digest, zone=None, server_version=None, workers=2):
 def _window(scanner, digest, start, split, end):
     """Digest [start, end) (end None: the end of the file) with a child for
     the second half; the scanner is left at ``end``."""
+    flags = _flags_after_leading_headers(scanner.parser, start)
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:                                  # the child never returns
         os.close(read_fd)
-        _child(scanner.parser, split, end, digest, write_fd)
+        _child(scanner.parser, flags, split, end, digest, write_fd)
     os.close(write_fd)
     try:
         with os.fdopen(read_fd, "rb") as pipe:
@@ -87,7 +87,8 @@ def _window(scanner, digest, start, split, end):
             if at is None or not scanner.at_clean_boundary():
                 return scanner.scan(digest, start=split, stop=end)
             scanner.scan(digest, start=split, stop=at)
-            if not scanner.at_clean_boundary():
+            if not scanner.at_clean_boundary() or flags != (scanner.parser.server_version,
+                                                            scanner.parser.mariadb):
                 return scanner.scan(digest, start=at, stop=end)
             scanner.close_boundary(digest)
             got = _receive(pipe)
@@ -154,19 +155,21 @@ def _cut_after(path, offset):
     return None if cut < 0 else offset + cut + 2
 
 
-class _ChildParser(SlowlogParser):
-    """Notes when an entry's end comes from state the child cannot know (the
-    server version of header lines before the window); server_version and
-    mariadb are None/_UNSET until a header line in the child's part sets them."""
+def _flags_after_leading_headers(parser, offset):
+    """(server_version, mariadb) once the server header lines that may open the
+    text at ``offset`` (a log starts with them) are read; the parent checks at P
+    that nothing else changed them."""
+    scratch = SlowlogParser(parser.path, zone=parser.zone, server_version=parser.server_version)
+    scratch.mariadb = parser.mariadb
+    with open(parser.path, "rb") as f:
+        f.seek(offset)
+        for raw in io.BytesIO(f.read(1 << 16)):
+            if raw.startswith(b"#") or not scratch._is_header(raw):
+                break
+    return scratch.server_version, scratch.mariadb
 
-    needed_parent = False
 
-    def _end_without_time(self, attrs, qt, start):
-        self.needed_parent = True
-        return None
-
-
-def _child(parent_parser, split, end, digest, write_fd):
+def _child(parent_parser, flags, split, end, digest, write_fd):
     code = 0
     try:
         with os.fdopen(write_fd, "wb") as pipe:
@@ -175,9 +178,9 @@ def _child(parent_parser, split, end, digest, write_fd):
             pickle.dump(start, pipe)
             pipe.flush()
             if start is not None:
-                parser = _ChildParser(path, zone=zone)
+                parser = SlowlogParser(path, zone=zone, server_version=flags[0])
+                parser.mariadb = flags[1]
                 parser._last_ts, parser._last_end, parser._last_db = state
-                parser.mariadb = _UNSET
                 scanner = BulkScanner(path, parser=parser)
                 scanner.machine.pos = start
                 fp = digest.fp
@@ -189,12 +192,8 @@ def _child(parent_parser, split, end, digest, write_fd):
                     if not scanner.at_clean_boundary():
                         return
                     scanner.close_boundary(mine)
-                if not parser.needed_parent:
-                    state = {k: getattr(parser, k) for k in _STATE}
-                    if parser.mariadb is _UNSET:      # no header line: the parent's hold
-                        del state["server_version"], state["mariadb"]
-                    pickle.dump((mine.state(), state, scanner.stats), pipe,
-                                pickle.HIGHEST_PROTOCOL)
+                state = {k: getattr(parser, k) for k in _STATE}
+                pickle.dump((mine.state(), state, scanner.stats), pipe, pickle.HIGHEST_PROTOCOL)
     except BaseException:                         # the parent carries on alone
         code = 1
     finally:

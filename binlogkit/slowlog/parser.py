@@ -5,8 +5,12 @@ Entry boundaries follow pt-query-digest's SlowLogParser so that classes and
 counts agree with it: an entry ends where a line ending in ``;`` is followed
 by a line starting with ``#``.  Lines before the query are metadata:
 
-* ``# Time:`` -- the logging instant, i.e. the statement *end*.  Old servers
-  print it only when the second changes, so it is inherited.
+* ``# Time:`` -- MySQL and Percona Server write the logging instant, i.e. the
+  statement *end*; MariaDB writes the instant the statement *began* (checked
+  on MariaDB 10.11: ``SELECT SLEEP(2.5)`` begun at 10:44:07.6 is logged with
+  ``# Time: ... 10:44:07`` and ``SET timestamp`` of that second).  An entry is
+  MariaDB's when a header line says so or it has ``QC_hit`` (MariaDB's
+  spelling).  Servers print it only when the second changes, so it is inherited.
 * ``# User@Host: user[user] @ host [ip]  Id: N`` (possibly on the Time line).
 * ``# administrator command: Quit;``
 * ``# Key: value  Key: value`` -- every pair becomes an attribute (Percona
@@ -268,18 +272,21 @@ class SlowlogParser:
         start_raw = attrs.get(b"Start")
         if start_raw is not None:
             start = self._time(start_raw)
+        qt_us = round(qt * 1_000_000) if qt is not None else 0
+        mariadb = self.mariadb or b"QC_hit" in attrs
         if end is None:
-            end = self._end_without_time(attrs, qt, start)
+            end = self._end_without_time(attrs, qt, start, mariadb)
+        elif mariadb:                     # MariaDB's "# Time" is when the statement began
+            start, end = end, end + qt_us
         elif b"End" in attrs and ev.ts_inherited:
             end = self._end_attr(attrs) or end
-        qt_us = round(qt * 1_000_000) if qt is not None else 0
         if start is None and end is not None:
             start = end - qt_us
         ev.end_us = end
         ev.start_us = start
 
-    def _end_without_time(self, attrs, qt, start):
-        """End instant when no ``# Time`` was ever seen (version-aware)."""
+    def _end_without_time(self, attrs, qt, start, mariadb=False):
+        """End instant when no ``# Time`` was ever seen (server-aware)."""
         if b"End" in attrs:
             return self._end_attr(attrs)
         raw = attrs.get(b"timestamp")
@@ -287,10 +294,9 @@ class SlowlogParser:
             return None
         stamp = int(raw) * 1_000_000
         qt_us = round(qt * 1_000_000) if qt is not None else 0
-        if start is not None or (
-                not self.mariadb and (self.server_version or (0,)) >= (8, 0, 14)):
-            return stamp + qt_us          # SET timestamp= is the start from 8.0.14
-        return stamp                      # before 8.0.14 (and MariaDB): the logging time
+        if start is not None or mariadb or (self.server_version or (0,)) >= (8, 0, 14):
+            return stamp + qt_us          # SET timestamp= is the start (MariaDB, MySQL 8.0.14+)
+        return stamp                      # MySQL before 8.0.14: the logging time
 
     def _end_attr(self, attrs):
         end = self._time(attrs[b"End"])

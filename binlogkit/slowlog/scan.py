@@ -39,7 +39,7 @@ import io
 import re
 import sys
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import add, itemgetter
 
 from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.parser import _ATTR, _ATTR_LINE, _EMPTY_SCHEMA, LineMachine, SlowlogParser
@@ -73,8 +73,8 @@ _TS, _UH, _X1, _QT, _LT, _RS, _RX, _X2, _DB, _Q, _JUNK = (
     _G[k] for k in ("ts", "uh", "x1", "qt", "lt", "rs", "rx", "x2", "db", "q", "junk"))
 # after the Query_time line, any of these means the parser would read something else
 _AFTER_KEYS = (b"Query_time:", b"Lock_time:", b"Rows_sent:", b"Rows_examined:", b"Schema:",
-               b"Time:", b";\n", b"# administrator command:")
-_BAD = (None, None, True)       # x1 info of a line set the bulk path must not take
+               b"Time:", b";\n", b"# administrator command:", b"QC_hit:")
+_BAD = (None, None, True, False)   # x1 info of a line set the bulk path must not take
 
 
 class Run:
@@ -103,6 +103,7 @@ class BulkScanner:
         self.machine = LineMachine(self.parser)
         self._uh_memo = {}
         self._x1_memo = {}
+        self._us_memo = {}
 
     def scan(self, sink, start=0, stop=None):
         """Scan the log to its end, or (a regular file) the bytes [start, stop):
@@ -271,6 +272,7 @@ class BulkScanner:
         k = i + m
         dbs, last_db = _fill_dbs(cols[_DB][i:k], infos[:m], p._last_db)
         p._last_ts, p._last_end, p._last_db = last_ts, last_end, last_db
+        ends = self._mariadb_ends(ends, cols[_QT][i:k], infos[:m])
         if m < len(uhs):
             del uhs[m:]
         run = Run()
@@ -296,6 +298,26 @@ class BulkScanner:
         st.entries += run.n
         return k
 
+    def _mariadb_ends(self, ends, qts, infos):
+        """MariaDB's ``# Time`` is the start: its entries end Query_time later."""
+        if self.parser.mariadb:
+            mariadb = None
+        else:
+            mariadb = list(map(itemgetter(3), infos))
+            if True not in mariadb:
+                return ends
+        memo = self._us_memo
+        us = list(map(memo.get, qts))
+        if None in us:
+            if len(memo) > 65536:
+                memo.clear()
+            for q in set(qts).difference(memo):
+                memo[q] = round(float(q) * 1_000_000)
+            us = list(map(memo.__getitem__, qts))
+        if mariadb is None or False not in mariadb:
+            return list(map(add, ends, us))
+        return [e + u if mdb else e for e, u, mdb in zip(ends, us, mariadb)]
+
     def _uh_info(self, uhs):
         """(user, host) per ``# User@Host:`` value, as the parser reads it; None
         when the parser would not (it then looks further, so no bulk)."""
@@ -310,8 +332,9 @@ class BulkScanner:
         return list(map(memo.__getitem__, uhs))
 
     def _x1_info(self, x1s):
-        """(Schema, has End, needs the line machine) per block of "#" lines between
-        ``# User@Host:`` and ``# Query_time:``, read as the parser reads them."""
+        """(Schema, has End, needs the line machine, has QC_hit) per block of "#"
+        lines between ``# User@Host:`` and ``# Query_time:``, read as the parser
+        reads them."""
         memo = self._x1_memo
         missing = set(x1s).difference(memo)
         if missing:
@@ -389,7 +412,7 @@ def _user_host(value):
 
 def _x1_attrs(x1):
     if not x1:
-        return None, False, False
+        return None, False, False, False
     attrs = {}
     for text in x1[:-1].split(b"\n"):
         if text[-1:] == b";" or b"User@Host:" in text or text.startswith(
@@ -399,7 +422,7 @@ def _x1_attrs(x1):
             if b"Schema:" in text:
                 text = _EMPTY_SCHEMA.sub(b"", text)
             attrs.update(_ATTR.findall(text))
-    return attrs.get(b"Schema"), b"End" in attrs, False
+    return attrs.get(b"Schema"), b"End" in attrs, False, b"QC_hit" in attrs
 
 
 def scan_slowlogs(paths, sink, zone=None, server_version=None, stats=None):
