@@ -34,7 +34,6 @@ _MAX_NAMES = 100
 
 
 _EXACT_INT = 2 ** 53
-_BUCKET_MEMO = {}
 
 
 def _bucket(v: float) -> int:
