@@ -10,8 +10,12 @@ import click
 BOOL_OPTIONS = {
     "short-form", "hexdump", "force-if-open", "force-read", "verify-binlog-checksum",
     "print-row-count", "print-row-event-positions", "skip-annotate-row-events",
-    "disable-log-bin", "print-table-metadata", "skip-gtids",
+    "disable-log-bin", "print-table-metadata", "skip-gtids", "flashback", "gtid-strict-mode",
 }
+# mariadb-binlog's id lists: a later list of the same kind replaces an earlier one, and
+# do/ignore conflicts are reported for the later option, so their order matters
+ID_FILTER_OPTIONS = ("server-id", "do-server-ids", "ignore-server-ids",
+                     "do-domain-ids", "ignore-domain-ids")
 FALSE_WORDS = {"0", "off", "false", "no"}
 TRUE_WORDS = {"1", "on", "true", "yes"}
 
@@ -37,9 +41,24 @@ def normalize_args(args):
     return out
 
 
+def id_filter_order(args):
+    """The id-list options in command-line order: [(name, value), ...]."""
+    out = []
+    it = iter(args)
+    for arg in it:
+        if arg == "--":
+            break
+        name, eq, value = arg[2:].partition("=") if arg.startswith("--") else ("", "", "")
+        if name in ID_FILTER_OPTIONS:
+            out.append((name, value if eq else next(it, "")))
+    return out
+
+
 class MysqlbinlogCommand(click.Command):
     def parse_args(self, ctx, args):
-        return super().parse_args(ctx, normalize_args(args))
+        args = normalize_args(args)
+        ctx.meta["binlogkit.id_filters"] = id_filter_order(args)
+        return super().parse_args(ctx, args)
 
 
 class LazyGroup(click.Group):
@@ -80,13 +99,22 @@ def _bool(name, short=None, default=False, help=""):
 @click.option("--base64-output", type=click.Choice(["auto", "never", "decode-rows", "always", "unspec"],
               case_sensitive=False), default="auto", help="When to print BINLOG base64 statements.")
 @click.option("-v", "--verbose", count=True, help="Reconstruct pseudo-SQL from row events (-vv: with types).")
-@click.option("-j", "--start-position", type=int, default=4, help="Start at position N of the first file.")
-@click.option("--stop-position", type=int, default=None, help="Stop at position N of the last file.")
+@click.option("-j", "--start-position", default=None,
+              help="Start at position N of the first file, or after a GTID list (D-S-N,...).")
+@click.option("--stop-position", default=None,
+              help="Stop at position N of the last file, or after a GTID list (D-S-N,...).")
 @click.option("--start-datetime", default=None, help="Start at the first event at or after this local time.")
 @click.option("--stop-datetime", default=None, help="Stop at the first event at or after this local time.")
 @click.option("-d", "--database", default=None, help="List entries for just this database.")
 @click.option("-T", "--table", default=None, help="List entries for just this table.")
-@click.option("--server-id", type=int, default=0, help="Only events created by this server id.")
+@click.option("--server-id", default=None, help="Only events created by this server id.")
+@click.option("--do-server-ids", default=None, help="MariaDB: only events of these server ids.")
+@click.option("--ignore-server-ids", default=None, help="MariaDB: no events of these server ids.")
+@click.option("--do-domain-ids", default=None, help="MariaDB: only GTID groups of these domains.")
+@click.option("--ignore-domain-ids", default=None, help="MariaDB: no GTID groups of these domains.")
+@_bool("gtid-strict-mode", default=True, help="MariaDB: GTID positions and order are checked.")
+@click.option("--rewrite-db", multiple=True, help="MariaDB: rewrite-db='from->to' renames a database.")
+@_bool("flashback", "-B", help="MariaDB: reversed row events (rollback of committed data).")
 @click.option("-o", "--offset", type=int, default=0, help="Skip the first N entries.")
 @click.option("-r", "--result-file", default=None, help="Write output to this file.")
 @click.option("-l", "--local-load", default=None, help="Directory for LOAD DATA temporary files.")
@@ -94,7 +122,7 @@ def _bool(name, short=None, default=False, help=""):
 @_bool("force-read", "-f", help="Force reading unknown binlog events.")
 @_bool("verify-binlog-checksum", "-c", help="Verify checksum of binlog events.")
 @_bool("print-row-count", default=True, help="Print row counts for each row event.")
-@_bool("print-row-event-positions", default=True, help="Print row event positions.")
+@_bool("print-row-event-positions", default=None, help="Print row event positions.")
 @_bool("skip-annotate-row-events", help="Don't print Annotate_rows events.")
 @_bool("disable-log-bin", "-D", help="Disable binary log when piping into mysql.")
 @_bool("print-table-metadata", help="Print metadata stored in Table_map events.")
@@ -114,6 +142,7 @@ def print_cmd(files, **kw):
     printed, like the real tool).
     """
     from binlogkit.printer.command import run_print
+    kw["id_filter_order"] = click.get_current_context().meta.get("binlogkit.id_filters", [])
     sys.exit(run_print(files, kw))
 
 

@@ -11,15 +11,6 @@ VERBOSE_CASES = {"v", "vv", "vv_decode_rows", "vv_no_row_count", "stdin_vv",
 # Recorded options binlogkit does not implement yet; each must still fail
 # (strict xfail), so support landing later shows up here.
 NOT_YET = {
-    "flashback": "--flashback (reversed row events) is not implemented",
-    "rewrite_db": "--rewrite-db is not implemented",
-    "start_position_gtid": "GTID-list --start-position is not implemented",
-    "stop_position_gtid": "GTID-list --stop-position is not implemented",
-    "do_server_ids": "--do-server-ids is not implemented",
-    "ignore_server_ids": "--ignore-server-ids is not implemented",
-    "do_domain_ids": "--do-domain-ids is not implemented",
-    "ignore_domain_ids": "--ignore-domain-ids is not implemented",
-    "print_table_metadata": "--print-table-metadata is not implemented",
 }
 
 

@@ -284,7 +284,6 @@ _MANIFEST = oracle.load_manifest()
 # Differences in these cases come from other parts of the printer, not from the row text
 # (checked separately below, line by line, for every case).
 NOT_EXACT = {
-    "flashback_vv": "--flashback is not implemented (exit 2, no output)",
 }
 # (set, case) pairs whose non-row text still differs
 NOT_EXACT_IN_SET = {

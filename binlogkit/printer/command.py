@@ -34,24 +34,84 @@ def build_options(kw, zone):
     mode = kw["base64_output"].lower()
     if mode == "unspec":
         mode = "auto"
+    start, start_gtids = _position(kw, "start_position", "--start-position", 4)
+    stop, stop_gtids = _position(kw, "stop_position", "--stop-position", (1 << 64) - 1)
+    positions = kw["print_row_event_positions"]
+    if positions is None:       # on unless --short-form or --flashback (and not asked for)
+        positions = not kw.get("flashback")
     return PrintOptions(
         short_form=kw["short_form"], hexdump=kw["hexdump"], base64_output=mode,
         verbose=0 if kw["short_form"] else kw["verbose"],
-        start_position=kw["start_position"],
-        stop_position=kw["stop_position"] if kw["stop_position"] is not None else (1 << 64) - 1,
+        start_position=start, stop_position=stop,
         start_datetime=parse_datetime(kw["start_datetime"], zone) if kw["start_datetime"] else 0,
         stop_datetime=(parse_datetime(kw["stop_datetime"], zone) if kw["stop_datetime"]
                        else MY_TIME_T_MAX),
         database=kw["database"].encode() if kw["database"] is not None else None,
         table=kw["table"].encode() if kw["table"] is not None else None,
-        server_id=kw["server_id"], offset=kw["offset"], local_load=kw["local_load"],
+        server_id=_mysql_server_id(kw.get("server_id")), offset=kw["offset"],
+        local_load=kw["local_load"],
         force_if_open=kw["force_if_open"], force_read=kw["force_read"],
         verify_checksum=kw["verify_binlog_checksum"], print_row_count=kw["print_row_count"] and not kw["short_form"],
-        print_row_event_positions=kw["print_row_event_positions"],
+        print_row_event_positions=positions,
         skip_annotate_row_events=kw["skip_annotate_row_events"],
         disable_log_bin=kw["disable_log_bin"], set_charset=kw["set_charset"],
         print_table_metadata=kw["print_table_metadata"],
+        flashback=bool(kw.get("flashback")),
+        rewrite_db=tuple(parse_rewrite_db(rule) for rule in kw.get("rewrite_db") or ()),
+        start_gtids=start_gtids, stop_gtids=stop_gtids,
+        gtid_strict_mode=kw.get("gtid_strict_mode", True),
+        id_filters=_id_filters(kw),
     )
+
+
+def _position(kw, key, option, default):
+    """(offset, GTID list or None) of --start-position / --stop-position."""
+    from binlogkit.printer.gtid_filter import parse_position
+    text = kw.get(key)
+    if text is None:
+        return default, None
+    value = parse_position(option, str(text))
+    if isinstance(value, list):
+        return default, tuple(value)
+    return value, None
+
+
+_ID_KINDS = {"server-id": ("do", "server"), "do-server-ids": ("do", "server"),
+             "ignore-server-ids": ("ignore", "server"), "do-domain-ids": ("do", "domain"),
+             "ignore-domain-ids": ("ignore", "domain")}
+
+
+def _id_filters(kw):
+    """--server-id, --do/--ignore-server-ids, --do/--ignore-domain-ids in option order."""
+    from binlogkit.printer.gtid_filter import parse_id_list
+    order = kw.get("id_filter_order")
+    if order is None:       # called without the command line: a fixed order
+        order = [(name, kw.get(name.replace("-", "_"))) for name in _ID_KINDS]
+        order = [(name, value) for name, value in order if value is not None]
+    out = []
+    for name, value in order:
+        mode, kind = _ID_KINDS[name]
+        out.append((mode, kind, tuple(parse_id_list("--" + name, str(value)))))
+    return tuple(out)
+
+
+def _mysql_server_id(text):
+    """mysqlbinlog 8.0's --server-id: one number (0: no filter)."""
+    if text is None:
+        return 0
+    try:
+        return int(str(text), 10)
+    except ValueError:
+        return -1       # not a number: only MariaDB's lists accept it (checked per flavor)
+
+
+def parse_rewrite_db(rule):
+    """Rpl_filter::add_rewrite_db: 'from->to', blanks around either name ignored."""
+    source, arrow, target = rule.partition("->")
+    source, target = source.strip(" \t\n\v\f\r"), target.strip(" \t\n\v\f\r")
+    if not arrow or not source or not target:
+        raise BinlogkitError("Bad syntax in rewrite-db. Expected syntax is FROM->TO.")
+    return source.encode(), target.encode()
 
 
 def load_zone(name):
@@ -85,8 +145,9 @@ def _dump(files, out, options, zone, kw):
         if mysql_only or kw.get("skip_gtids"):
             raise BinlogkitError("--include-gtids, --exclude-gtids and --skip-gtids need the "
                                  "MySQL flavor (a MySQL binlog, or --flavor=mysql)")
-        dump(files, out, options, zone, warn=_warn)
+        dump(files, out, options, zone, warn=_warn, error=_error)
         return
+    _check_mysql_options(options, kw)
     from binlogkit.printer.mysql.driver import dump_mysql
     from binlogkit.printer.mysql.gtidset import GtidFilter
     gtids = GtidFilter.from_options(kw.get("include_gtids"), kw.get("exclude_gtids"),
@@ -94,6 +155,21 @@ def _dump(files, out, options, zone, kw):
     if len(files) == 1 and files[0] == "-" and kw["stop_position"] is not None:
         raise BinlogkitError("stop_position not allowed when input is STDIN")
     dump_mysql(files, out, options, zone, gtids, warn=_warn, error=_error)
+
+
+def _check_mysql_options(options, kw):
+    """Options only the MariaDB printer has."""
+    mariadb_only = [name for name, used in (
+        ("--flashback", options.flashback), ("--rewrite-db", options.rewrite_db),
+        ("GTID positions", options.start_gtids is not None or options.stop_gtids is not None),
+        ("--do/--ignore-server-ids, --do/--ignore-domain-ids",
+         any(kw.get(key) is not None for key in ("do_server_ids", "ignore_server_ids",
+                                                  "do_domain_ids", "ignore_domain_ids")))) if used]
+    if mariadb_only:
+        raise BinlogkitError(f"{', '.join(mariadb_only)}: MariaDB flavor only (a MariaDB "
+                             "binlog, or --flavor=mariadb)")
+    if options.server_id < 0:
+        raise BinlogkitError("--server-id: mysqlbinlog takes one number")
 
 
 def run_print(files, kw):

@@ -13,8 +13,9 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, EventDecodeError, TruncatedEventError
+from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError, TruncatedEventError
 from binlogkit.printer import events as P
+from binlogkit.printer.gtid_filter import GtidFiltering
 from binlogkit.printer.state import (
     BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, PrintState,
 )
@@ -52,7 +53,8 @@ def fast_rows_eligible(opts):
             and opts.print_row_count and opts.print_row_event_positions
             and not opts.skip_annotate_row_events and opts.database is None
             and opts.table is None and not opts.server_id and not opts.verify_checksum
-            and not opts.print_table_metadata)
+            and not opts.print_table_metadata and not opts.flashback and not opts.rewrite_db
+            and not opts.id_filters and opts.start_gtids is None and opts.stop_gtids is None)
 
 
 class StopDump(Exception):
@@ -86,6 +88,12 @@ class Printer:
         self._table_map_texts = {}
         self._fast = fast_rows_eligible(options)
         self._fast_context = None   # speedups.print_row_statements' ctx, per file and format
+        self.gtids = GtidFiltering(options)
+        self.flashback = None
+        self.write_held = self.write   # output mariadb-binlog keeps in the event (output_buf)
+        if options.flashback:
+            from binlogkit.printer.flashback import Flashback
+            self.flashback = Flashback(self)
 
     @property
     def load_dir(self):
@@ -199,7 +207,7 @@ class Printer:
                      b"/*!40101 SET CHARACTER_SET_RESULTS=@OLD_CHARACTER_SET_RESULTS */;\n"
                      b"/*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */;\n")
         text += b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n"
-        if opts.server_id:
+        if self.gtids.any_filter:
             text += (b"/*!100001 SET @@SESSION.SERVER_ID=@@GLOBAL.SERVER_ID */;\n"
                      b"/*!100001 SET @@SESSION.GTID_DOMAIN_ID=@@GLOBAL.GTID_DOMAIN_ID */;\n")
         self.write(text)
@@ -222,7 +230,8 @@ class Printer:
             if exc.path is None:
                 exc.path = reader.display_name
             raise
-        self.write(b"DELIMITER ;\n")
+        if self.flashback is None:
+            self.write(b"DELIMITER ;\n")
         self.state.delimiter = b";"
         return stopped
 
@@ -309,6 +318,12 @@ class Printer:
         rec_count counts every event offered, printed or not."""
         opts = self.options
         type_code = raw.type_code
+        body = None
+        if type_code == L.GTID_EVENT or type_code == L.GTID_LIST_EVENT:
+            body = decode_event(raw, reader.fde)
+            self.gtid_check(reader, raw, body)
+        if not self.state.event_group_active:
+            return      # a GTID filter left this event group out: not even counted
         self.rec_count += 1
         if type_code != L.FORMAT_DESCRIPTION_EVENT:
             if self._skipping:
@@ -317,7 +332,7 @@ class Printer:
                 self.start_datetime = 0
                 self.offset = 0
                 self._skipping = False
-            if opts.server_id and type_code != L.ROTATE_EVENT and opts.server_id != raw.server_id:
+            if type_code != L.ROTATE_EVENT and self.gtids.server_excluded(raw.server_id):
                 return
         if raw.when >= opts.stop_datetime or raw.pos >= stop_position:
             raise StopDump()
@@ -328,12 +343,31 @@ class Printer:
         if self._print_at:
             self.write(b"# at %d\n" % raw.pos)
         self.hexdump_from = raw.pos
-        body = decode_event(raw, reader.fde)
+        if body is None:
+            body = decode_event(raw, reader.fde)
         if handler is not None:
             handler(self, reader, raw, body)
         else:
             self.print_skip_replication(raw)
             SIMPLE_PRINTERS.get(type_code, P.print_unknown)(self, raw, body)
+        if self.flashback is not None:
+            self.flashback.end_event(type_code)
+
+    def gtid_check(self, reader, raw, body):
+        """The GTID part of process_event: Gtid_list validation, event-group filters."""
+        gtids = self.gtids
+        if raw.type_code == L.GTID_LIST_EVENT:
+            errors = gtids.gtid_list(body.gtids, self.warn) if raw.when else None
+        else:
+            stop, self.state.event_group_active, errors = gtids.gtid(
+                (body.domain_id, raw.server_id, body.seq_no), self.state.event_group_active)
+            if stop:
+                raise StopDump()
+        if errors:
+            for message in errors[:-1]:
+                self.error(message)
+            raise BinlogError(errors[-1], path=reader.display_name, offset=raw.pos,
+                              type_code=raw.type_code)
 
     def shall_skip_database(self, db):
         return self.options.database is not None and db is not None and db != self.options.database
@@ -388,8 +422,29 @@ def handle_query(p, reader, raw, body):
             return
     else:
         raw.flags |= L.LOG_EVENT_SUPPRESS_USE_F
+    print_use_stmt(p, raw, body)
     p.print_skip_replication(raw)
     P.print_query(p, raw, body)
+
+
+def rewrite_db(p, db):
+    """Rpl_filter::get_rewrite_db: the new name of `db`, or None."""
+    for source, target in p.options.rewrite_db:
+        if source == db:
+            return target
+    return None
+
+
+def print_use_stmt(p, raw, body):
+    """--rewrite-db: 'use `to`' when the default database changes to a renamed one."""
+    if (not p.options.rewrite_db or raw.flags & L.LOG_EVENT_SUPPRESS_USE_F or body.db is None
+            or body.db == p.state.db):
+        return
+    target = rewrite_db(p, body.db)
+    if target is None:
+        return
+    p.write(b"use %s%s\n" % (P.backtick(target), p.state.delimiter))
+    p.state.db = body.db        # the original name: print_query_header prints no 'use'
 
 
 def handle_begin_load_query(p, reader, raw, body):
@@ -426,6 +481,7 @@ def handle_execute_load_query(p, reader, raw, body):
     name = p.load_files.pop(body.file_id, None)
     if p.shall_skip_database(body.db):
         return
+    print_use_stmt(p, raw, body)
     if name is None:
         p.warn(f"Ignoring Execute_load_query since there is no Begin_load_query event for "
                f"file_id: {body.file_id}")
@@ -448,11 +504,38 @@ def handle_table_map(p, reader, raw, body):
     if p.annotate is not None:
         P.print_annotate_rows(p, *p.annotate)
         p.annotate = None
+    if opts.rewrite_db:
+        target = rewrite_db(p, body.db)
+        if target is not None:
+            raw, body = rewritten_table_map(raw, body, target, reader.fde)
     p.require_fd_printed(reader, raw)
     P.print_table_map(p, raw, body)
+    if p.flashback is not None:
+        p.flashback.statement_events.clear()
+
+
+def rewritten_table_map(raw, body, target, fde):
+    """Table_map_log_event::rewrite_db: the event with another database name.
+
+    The new name replaces the old one in the event bytes (length byte and
+    event length updated); the stored checksum is kept as it was, as the
+    real tool keeps it."""
+    from dataclasses import replace
+    from binlogkit.binlog.reader import PyRawEvent
+    start = min(fde.header_len, L.LOG_EVENT_HEADER_LEN) + 8
+    data = bytes(raw.data)
+    old_len = data[start]
+    new = bytearray(data[:start]) + bytes((len(target),)) + target + data[start + 1 + old_len:]
+    L.UINT32.pack_into(new, L.EVENT_LEN_OFFSET, len(new))
+    header = (raw.when, raw.type_code, raw.server_id, len(new), raw.log_pos, raw.flags)
+    new_raw = PyRawEvent(raw.pos, header, bytes(new), raw.end + len(new) - len(data), raw.checksum)
+    return new_raw, replace(body, db=target, plans={})
 
 
 def handle_rows(p, reader, raw, body):
+    if p.flashback is not None:
+        p.flashback.rows(reader, raw, body)
+        return
     st = p.state
     skip = body.table_id in st.ignored_maps
     if body.stmt_end:
@@ -486,19 +569,35 @@ EVENT_HANDLERS = {
 EVENT_HANDLERS.update({code: handle_rows for code in L.ROWS_EVENT_TYPES})
 
 
-def dump(paths, out, options, zone, warn=None):
-    """Print `paths` like mariadb-binlog; returns normally or raises BinlogError."""
+def dump(paths, out, options, zone, warn=None, error=None):
+    """Print `paths` like mariadb-binlog; returns normally or raises BinlogError.
+
+    `warn` and `error` get the WARNING / ERROR lines the real tool writes
+    to stderr besides the one error a BinlogkitError carries."""
     printer = Printer(out, options, zone)
     printer.warn = warn or (lambda msg: None)
+    printer.error = error or (lambda msg: None)
     printer.preamble()
     try:
         start = options.start_position
-        for i, path in enumerate(paths):
-            last = i == len(paths) - 1
-            stop = options.stop_position if last else (1 << 64) - 1
-            if printer.dump_file(path, start, stop):
-                break
-            start = L.BIN_LOG_HEADER_SIZE
+        try:
+            for i, path in enumerate(paths):
+                last = i == len(paths) - 1
+                stop = options.stop_position if last else (1 << 64) - 1
+                if printer.dump_file(path, start, stop):
+                    break
+                start = L.BIN_LOG_HEADER_SIZE
+        finally:
+            printer.gtids.verify_completed_state(printer.warn)
+        if printer.flashback is not None:
+            printer.write(printer.flashback.output())
         printer.postamble()
     finally:
         printer.flush()
+    errors, warnings = printer.gtids.final_report()
+    for message in warnings:
+        printer.warn(message)
+    if errors:
+        for message in errors[:-1]:
+            printer.error(message)
+        raise BinlogkitError(errors[-1])

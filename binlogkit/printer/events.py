@@ -220,8 +220,13 @@ def print_query_header(p, raw, body, out):
 def print_query(p, raw, body):
     out = []
     print_query_header(p, raw, body, out)
-    out.append(body.query + b"\n" + p.state.delimiter + b"\n")
-    p.write(b"".join(out))
+    if not p.options.flashback:
+        out.append(body.query + b"\n" + p.state.delimiter + b"\n")
+    elif body.query == b"BEGIN":        # --flashback: the transaction runs backwards
+        out.append(b"COMMIT\n" + p.state.delimiter + b"\n")
+    elif body.query == b"COMMIT":
+        out.append(b"START TRANSACTION\n" + p.state.delimiter + b"\n")
+    p.write_held(b"".join(out))
 
 
 def pretty_print_str(text):
@@ -297,7 +302,13 @@ def print_rand(p, raw, body):
 
 
 def print_xid(p, raw, body):
-    _simple(p, raw, b"\tXid = %d\n" % body.xid, b"COMMIT%s\n" % p.state.delimiter)
+    out = []
+    if not p.options.short_form:
+        print_header(p, raw, out)
+        out.append(b"\tXid = %d\n" % body.xid)
+    out.append(b"%s%s\n" % (b"START TRANSACTION" if p.options.flashback else b"COMMIT",
+                            p.state.delimiter))
+    p.write_held(b"".join(out))
 
 
 def format_g14(value):
@@ -337,7 +348,11 @@ def print_rotate(p, raw, body):
 
 
 def print_stop(p, raw, body):
-    _header_only(p, raw, b"\tStop\n")
+    if not p.options.short_form:
+        out = []
+        print_header(p, raw, out)
+        out.append(b"\tStop\n")
+        p.write_held(b"".join(out))
 
 
 def print_binlog_checkpoint(p, raw, body):
@@ -375,14 +390,15 @@ def print_xa_prepare(p, raw, body):
         print_header(p, raw, out)
         out.append(b"\tXID = %s\n" % xid)
     out.append(b"XA PREPARE %s\n%s\n" % (xid, p.state.delimiter))
-    p.write(b"".join(out))
+    p.write_held(b"".join(out))
 
 
 def print_gtid(p, raw, body):
     """Gtid_log_event::print (MariaDB GTID, type 162)."""
     st, d, out = p.state, p.state.delimiter, []
     f2 = body.flags2
-    if not p.options.short_form:
+    flashback = p.options.flashback
+    if not p.options.short_form and not flashback:
         print_header(p, raw, out)
         out.append(b"\tGTID %d-%d-%d" % (body.domain_id, raw.server_id, body.seq_no))
         if f2 & L.FL_GROUP_COMMIT_ID:
@@ -405,12 +421,12 @@ def print_gtid(p, raw, body):
             out.append(b"/*M!100001 SET @@session.server_id=%d*/%s\n" % (raw.server_id, d))
             st.server_id, st.server_id_printed = raw.server_id, True
         out.append(b"/*M!100001 SET @@session.gtid_seq_no=%d*/%s\n" % (body.seq_no, d))
-    if f2 & L.FL_PREPARED_XA:
+    if f2 & L.FL_PREPARED_XA and not flashback:
         out.append(b"XA START %s%s\n" % (serialize_xid(body.xid), d))
     elif not f2 & L.FL_STANDALONE:
-        out.append(b"START TRANSACTION\n%s\n" % d)
+        out.append(b"%s\n%s\n" % (b"COMMIT" if flashback else b"START TRANSACTION", d))
     st.gtid_ev_flags2 = f2
-    p.write(b"".join(out))
+    p.write_held(b"".join(out))
 
 
 def _gtid_extra_text(body):
@@ -459,9 +475,12 @@ def print_table_map(p, raw, body):
         print_header(p, raw, st.head)
         st.head.append(p.table_map_text(body))
     if not opts.short_form or opts.print_row_count:
+        if opts.print_table_metadata:
+            from binlogkit.printer.tablemeta import print_columns, print_primary_key
+            st.head.append(print_columns(body) + print_primary_key(body))
         if p.encoded:
             st.body.append(base64_lines(raw.data))
-        if opts.verbose or opts.print_row_count:
+        if opts.verbose or opts.print_row_count or opts.flashback:
             st.table_maps[body.table_id] = body
         p.flush_head()
 

@@ -34,6 +34,13 @@ class PrintOptions:
     disable_log_bin: bool = False
     set_charset: str = None
     print_table_metadata: bool = False
+    # MariaDB 10.11 only (see gtid_filter.py, flashback.py)
+    flashback: bool = False
+    rewrite_db: tuple = ()          # ((from, to), ...) bytes pairs; the first match wins
+    start_gtids: tuple = None       # --start-position given as a GTID list
+    stop_gtids: tuple = None        # --stop-position given as a GTID list
+    gtid_strict_mode: bool = True
+    id_filters: tuple = ()          # (("do"|"ignore", "server"|"domain", ids), ...) in option order
 
 
 @dataclass
@@ -62,6 +69,7 @@ class PrintState:
     allow_parallel_printed: bool = False
     skip_replication: int = 0
     printed_fd_event: bool = False
+    event_group_active: bool = True     # GTID filters: is the current event group printed?
     gtid_ev_flags2: int = 0
     row_events: int = 0
     table_maps: dict = field(default_factory=dict)

@@ -1,0 +1,233 @@
+"""mariadb-binlog --flashback: the binlog as statements that undo it.
+
+What the real tool does (client/mysqlbinlog.cc, sql/log_event_client.cc):
+
+* rows events are rewritten before they are printed: Write_rows becomes
+  Delete_rows and back, the rows of an event are put in reverse order and
+  an Update's two images swap places (`flashback_rows_event`).  Only the
+  type byte, the STMT_END_F flag and the row bytes change; the stored
+  checksum is left as it was (for a compressed event, the checksum is the
+  one of the inflated event).  Rows are walked as Rows_log_event::
+  print_verbose_one_row walks them, and both images of an Update with the
+  *before* image's column bitmap, as the real tool does: an image it cannot
+  walk stops the dump ("Error row length: 0", exit status 1).
+* the events of a statement are printed last to first; the STMT_END_F flag
+  moves to the statement's first event, which is printed last.
+* the text of Query, Xid, GTID, XA_PREPARE and rows statements is held back
+  (ev->output_buf) and printed, event by event in reverse order, after the
+  last file, then "COMMIT" and the held Stop event; BEGIN prints as COMMIT,
+  COMMIT and Xid as START TRANSACTION, a GTID as COMMIT.  Everything else
+  (format description, Table_map and Annotate_rows headers, "# Number of
+  rows", Intvar...) is printed where it is met, as usual.
+"""
+from binlogkit.binlog import layout as L
+from binlogkit.binlog import rows as R
+from binlogkit.binlog.rowvalues import CorruptRowError, UnsupportedTypeError
+from binlogkit.errors import EventDecodeError
+from binlogkit.printer import events as P
+
+# the type a rows event gets in the flashback (Update keeps its type)
+FLASHBACK_TYPES = {
+    L.WRITE_ROWS_EVENT_V1: L.DELETE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1: L.WRITE_ROWS_EVENT_V1,
+    L.WRITE_ROWS_EVENT: L.DELETE_ROWS_EVENT, L.DELETE_ROWS_EVENT: L.WRITE_ROWS_EVENT,
+    L.UPDATE_ROWS_EVENT_V1: L.UPDATE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT: L.UPDATE_ROWS_EVENT,
+}
+# Write_rows_log_event::print names the event for what it has become; the
+# compressed events and Update keep their names
+FLASHBACK_NAMES = {"write": b"Delete_rows", "delete": b"Write_rows", "update": b"Update_rows"}
+
+
+class RowLengthError(Exception):
+    """print_verbose_one_row() gave 0: the row image cannot be walked."""
+
+    def __init__(self, cause):
+        super().__init__("Error row length: 0")
+        self.cause = cause
+
+
+def image_length(table_map, cols, width, data, pos, end):
+    """Bytes of the row image at data[pos] (print_verbose_one_row without output)."""
+    from binlogkit.printer.rows_verbose import _print_image
+    try:
+        new = _print_image([], table_map, cols, width, data, pos, end, b"", 1)
+    except (CorruptRowError, UnsupportedTypeError) as exc:
+        raise RowLengthError(exc) from None
+    if new <= pos:
+        raise RowLengthError(None)
+    return new - pos
+
+
+def reversed_rows(table_map, body):
+    """change_to_flashback_event: the rows last to first, an Update's images swapped."""
+    data = body.rows
+    end = len(data)
+    update = body.kind == "update"
+    rows = []
+    pos = 0
+    while pos < end:
+        first = image_length(table_map, body.cols, body.width, data, pos, end)
+        if update:
+            # the real tool walks the after image with the before image's columns too
+            second = image_length(table_map, body.cols, body.width, data, pos + first, end)
+            rows.append(data[pos + first:pos + first + second] + data[pos:pos + first])
+            pos += first + second
+        else:
+            rows.append(data[pos:pos + first])
+            pos += first
+    rows.reverse()
+    return b"".join(rows)
+
+
+def flashback_rows_event(data, body, table_map):
+    """The bytes Log_event::print_base64 --flashback makes of a rows event.
+
+    `data` is the whole (uncompressed) event, checksum included, `body` its
+    decoded RowsBody, `table_map` the TableMapBody of its table or None (the
+    rows then stay as they are).  Returns (new bytes, new RowsBody)."""
+    type_code = data[L.EVENT_TYPE_OFFSET]
+    new_type = FLASHBACK_TYPES.get(type_code)
+    if new_type is None:
+        return data, body
+    kind = L.ROWS_GENERAL_KIND[new_type]
+    rows = body.rows
+    if table_map is not None and rows:
+        rows = reversed_rows(table_map, body)
+    start = body.rows_offset
+    new = bytearray(data)
+    new[L.EVENT_TYPE_OFFSET] = new_type
+    new[start:start + len(rows)] = rows
+    new_body = R.RowsBody(body.table_id, body.flags, kind, body.width, body.cols, body.cols_ai,
+                          bytes(rows), body.extra_data, start, new_type)
+    return bytes(new), new_body
+
+
+class HeldRows:
+    """A rows event kept until the end of its statement (the reader's buffer moves on)."""
+    __slots__ = ("pos", "when", "type_code", "server_id", "log_pos", "flags", "data", "end",
+                 "checksum", "body")
+
+    def __init__(self, raw, body, flags, flags_pos):
+        self.pos, self.when, self.type_code = raw.pos, raw.when, raw.type_code
+        self.server_id, self.log_pos, self.flags = raw.server_id, raw.log_pos, raw.flags
+        self.checksum, self.end = raw.checksum, raw.end
+        data = bytearray(raw.data)
+        L.UINT16.pack_into(data, flags_pos, flags)     # Rows_log_event::update_flags
+        self.data = bytes(data)
+        self.body = R.RowsBody(body.table_id, flags, body.kind, body.width, body.cols,
+                               body.cols_ai, body.rows, body.extra_data, body.rows_offset,
+                               body.type_code)
+
+    @property
+    def payload(self):
+        return memoryview(self.data)[:self.end]
+
+
+class Flashback:
+    """The state of one --flashback run: held output, the statement's rows events."""
+
+    def __init__(self, printer):
+        self.printer = printer
+        self.held = []              # the output of each event, in file order
+        self.stop = b""             # the last Stop event's text
+        self.event_output = []
+        self.statement_events = []  # events_in_stmt
+        printer.write_held = self.event_output.append
+
+    def end_event(self, type_code):
+        """End of process_event: keep what the event printed into its output_buf."""
+        if self.event_output:
+            text = b"".join(self.event_output)
+            self.event_output.clear()
+            if type_code == L.STOP_EVENT:
+                self.stop = text
+            else:
+                self.held.append(text)
+
+    def output(self):
+        """What main() prints after the last file."""
+        self.held.reverse()
+        text = b"".join(self.held) + b"COMMIT\n/*!*/;\n" + self.stop + b"DELIMITER ;\n"
+        self.held = []
+        return text
+
+    def rows(self, reader, raw, body):
+        """print_row_event() with --flashback."""
+        p = self.printer
+        st = p.state
+        stmt_end = body.stmt_end
+        flags = body.flags & ~L.STMT_END_F if stmt_end else body.flags
+        if not self.statement_events:
+            flags |= L.STMT_END_F       # the first event of the statement is printed last
+        default = 10 if raw.type_code in L.ROWS_V2_EVENT_TYPES else 8
+        post_len = reader.fde.post_header(raw.type_code, default)
+        flags_pos = reader.fde.header_len + (4 if post_len == 6 else 6)
+        self.statement_events.append(HeldRows(raw, body, flags, flags_pos))
+        skip = body.table_id in st.ignored_maps
+        if stmt_end:
+            st.ignored_maps.clear()
+            p.annotate = None
+            if skip:
+                if st.body:
+                    st.body.append(b"'%s\n" % st.delimiter)
+                p.flush_head()
+                if st.body:
+                    p.write(b"".join(st.body))
+                    st.body.clear()
+        if skip or not stmt_end:
+            return
+        events, self.statement_events = self.statement_events, []
+        for event in reversed(events):
+            p.require_fd_printed(reader, event)
+            self.print_rows(reader, event)
+        if p.options.print_row_count:
+            p.write(b"# Number of rows: %d\n" % st.row_events)
+        st.row_events = 0
+
+    def print_rows(self, reader, event):
+        """Rows_log_event::print_helper of an event of the flashback."""
+        p = self.printer
+        st, opts = p.state, p.options
+        body = event.body
+        if event.type_code in L.COMPRESSED_ROWS_EVENT_TYPES:
+            event.data = R.uncompressed_event(event, body, reader.fde)
+            names = P.COMPRESSED_ROWS_NAMES
+        else:
+            names = FLASHBACK_NAMES
+        stmt_end = bool(body.flags & L.STMT_END_F)
+        if not opts.short_form:
+            P.print_header(p, event, st.head)
+            st.head.append(b"\t%s: table id %d%s\n" % (
+                names[body.kind], body.table_id, b" flags: STMT_END_F" if stmt_end else b""))
+        if not opts.short_form or opts.print_row_count:
+            table_map = st.table_maps.get(body.table_id)
+            try:
+                data, new_body = flashback_rows_event(event.data, body, table_map)
+            except RowLengthError as exc:
+                self.row_length_failed(event, exc)
+            if p.encoded:
+                st.body.append(P.base64_lines(data))
+            p.account_rows(event, new_body)
+        if stmt_end:
+            parts = st.head
+            if p.encoded and st.body:
+                parts.append(b"\nBINLOG '\n")
+                parts += st.body
+                parts.append(b"'" + st.delimiter + b"\n")
+            parts += st.tail
+            p.write_held(b"".join(parts))
+            st.head.clear()
+            st.body.clear()
+            st.tail.clear()
+
+    def row_length_failed(self, event, exc):
+        """exit(1) in change_to_flashback_event (after flush_for_error for a column
+        type log_event_print_value has no case for)."""
+        p = self.printer
+        cause = exc.cause
+        if getattr(cause, "flush_caches", False):
+            p.flush_head()
+            p.write(b"".join(p.state.body))
+            p.state.body.clear()
+            p.error(cause.tool_text)
+        raise EventDecodeError(str(exc), path=p.current_file, offset=event.pos,
+                               type_code=event.type_code)
