@@ -4,6 +4,7 @@ The walker computes where each row image starts and ends (as the server's
 `calc_row_event_length` does), which is enough to count rows and to split an
 event into images; turning the column bytes into values is `rowvalues`' job.
 """
+import struct
 import zlib
 from dataclasses import dataclass, field
 
@@ -182,13 +183,26 @@ class RowsBody:
         return bool(self.flags & L.STMT_END_F)
 
 
+_ID_FLAGS = struct.Struct("<IHH")     # table id (low 4 and high 2 bytes), flags
+_ID6_FLAGS = struct.Struct("<IH")     # 5.1 pre-GA post-header: 4-byte table id, flags
+_ROWS_V2_TYPES = L.ROWS_V2_EVENT_TYPES
+
+
 def _rows_post_header(data, raw, fde):
     type_code = raw.type_code
-    default = 10 if type_code in L.ROWS_V2_EVENT_TYPES else 8
-    post_len = fde.post_header(type_code, default)
-    table_id, pos = _table_id(data, fde.header_len, 6 if post_len == 6 else 8)
-    flags = L.UINT16.unpack_from(data, pos)[0]
-    pos += 2
+    lengths = fde.post_header_len       # fde.post_header(), inline: this runs per rows event
+    if 0 < type_code <= len(lengths):
+        post_len = lengths[type_code - 1]
+    else:
+        post_len = 10 if type_code in _ROWS_V2_TYPES else 8
+    pos = fde.header_len
+    if post_len == 6:
+        table_id, flags = _ID6_FLAGS.unpack_from(data, pos)
+        pos += 6
+    else:
+        low, high, flags = _ID_FLAGS.unpack_from(data, pos)
+        table_id = low | high << 32
+        pos += 8
     extra = None
     if post_len == 10:
         extra_len = L.UINT16.unpack_from(data, pos)[0]
@@ -200,13 +214,20 @@ def _rows_post_header(data, raw, fde):
 @register(*L.ROWS_EVENT_TYPES, L.PARTIAL_UPDATE_ROWS_EVENT)
 def decode_rows(data, raw, fde):
     table_id, flags, extra, pos = _rows_post_header(data, raw, fde)
-    width, pos = net_field_length(data, pos)
-    nbytes = (width + 7) // 8
+    width = data[pos]
+    if width < 251:
+        pos += 1
+    else:
+        width, pos = net_field_length(data, pos)
+        if width is None:
+            raise ValueError("rows event without a column count")
+    nbytes = (width + 7) >> 3
     cols = bytes(data[pos:pos + nbytes])
     pos += nbytes
-    kind = L.ROWS_GENERAL_KIND[raw.type_code]
+    type_code = raw.type_code
+    kind = L.ROWS_GENERAL_KIND[type_code]
     cols_ai = cols
-    if kind == "update" and raw.type_code != L.PRE_GA_UPDATE_ROWS_EVENT:  # one bitmap
+    if kind == "update" and type_code != L.PRE_GA_UPDATE_ROWS_EVENT:  # one bitmap
         cols_ai = bytes(data[pos:pos + nbytes])
         pos += nbytes
     if len(cols) != nbytes or len(cols_ai) != nbytes:
