@@ -121,7 +121,7 @@ def _bool(name, short=None, default=False, help=""):
 @_bool("force-if-open", "-F", default=True, help="Force if binlog was not closed properly.")
 @_bool("force-read", "-f", help="Force reading unknown binlog events.")
 @_bool("verify-binlog-checksum", "-c", help="Verify checksum of binlog events.")
-@_bool("print-row-count", default=True, help="Print row counts for each row event.")
+@_bool("print-row-count", default=None, help="Print row counts for each row event.")
 @_bool("print-row-event-positions", default=None, help="Print row event positions.")
 @_bool("skip-annotate-row-events", help="Don't print Annotate_rows events.")
 @_bool("disable-log-bin", "-D", help="Disable binary log when piping into mysql.")

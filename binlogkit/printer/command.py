@@ -36,9 +36,9 @@ def build_options(kw, zone):
         mode = "auto"
     start, start_gtids = _position(kw, "start_position", "--start-position", 4)
     stop, stop_gtids = _position(kw, "stop_position", "--stop-position", (1 << 64) - 1)
-    positions = kw["print_row_event_positions"]
-    if positions is None:       # on unless --short-form or --flashback (and not asked for)
-        positions = not kw.get("flashback")
+    row_count = kw["print_row_count"]
+    if row_count is None:       # on unless --short-form (and not asked for)
+        row_count = not kw["short_form"]
     return PrintOptions(
         short_form=kw["short_form"], hexdump=kw["hexdump"], base64_output=mode,
         verbose=0 if kw["short_form"] else kw["verbose"],
@@ -51,8 +51,8 @@ def build_options(kw, zone):
         server_id=_mysql_server_id(kw.get("server_id")), offset=kw["offset"],
         local_load=kw["local_load"],
         force_if_open=kw["force_if_open"], force_read=kw["force_read"],
-        verify_checksum=kw["verify_binlog_checksum"], print_row_count=kw["print_row_count"] and not kw["short_form"],
-        print_row_event_positions=positions,
+        verify_checksum=kw["verify_binlog_checksum"], print_row_count=row_count,
+        print_row_event_positions=kw["print_row_event_positions"],
         skip_annotate_row_events=kw["skip_annotate_row_events"],
         disable_log_bin=kw["disable_log_bin"], set_charset=kw["set_charset"],
         print_table_metadata=kw["print_table_metadata"],

@@ -29,7 +29,7 @@ class PrintOptions:
     force_read: bool = False
     verify_checksum: bool = False
     print_row_count: bool = True
-    print_row_event_positions: bool = True
+    print_row_event_positions: bool = None      # None: on unless --short-form or --flashback
     skip_annotate_row_events: bool = False
     disable_log_bin: bool = False
     set_charset: str = None
@@ -41,6 +41,14 @@ class PrintOptions:
     stop_gtids: tuple = None        # --stop-position given as a GTID list
     gtid_strict_mode: bool = True
     id_filters: tuple = ()          # (("do"|"ignore", "server"|"domain", ids), ...) in option order
+
+
+def row_event_positions(opts):
+    """Whether '# at N' lines are printed (mariadb-binlog turns them off for --short-form
+    and --flashback unless --print-row-event-positions is given)."""
+    if opts.print_row_event_positions is None:
+        return not (opts.short_form or opts.flashback)
+    return opts.print_row_event_positions
 
 
 @dataclass
