@@ -208,13 +208,18 @@ class ClassStats:
         self._seen(lo, hi)
         if self.key is not None:
             cap = self.name_cap
-            for names, col, same in ((self.dbs, run.dbs, cols.same_db),
-                                     (self.users, run.users, cols.same_user),
-                                     (self.hosts, run.hosts, cols.same_host)):
-                if same is _MIXED:
-                    _count_names(names, pick(col), cap)
-                elif same is not None:
-                    _merge_names(names, {same: m}, cap)
+            if cols.same_db is _MIXED:
+                _count_names(self.dbs, pick(run.dbs), cap)
+            elif cols.same_db is not None:
+                _merge_names(self.dbs, {cols.same_db: m}, cap)
+            by_uh = {cols.same_uh: m} if cols.same_uh is not _MIXED else Counter(pick(run.uh))
+            users, hosts = {}, {}
+            for uh, k in by_uh.items():
+                user, host = run.uh_map[uh]
+                users[user] = users.get(user, 0) + k
+                hosts[host] = hosts.get(host, 0) + k
+            _merge_names(self.users, users, cap)
+            _merge_names(self.hosts, hosts, cap)
         lts = pick(cols.lt)
         rss, rxs = pick(cols.rs), pick(cols.rx)
         parts = (self.query_time.add_many(qts, pick(cols.qt_buckets)),
@@ -308,15 +313,14 @@ class _RunColumns:
     """A run's Query_time and Lock_time as floats and their buckets, made once."""
 
     __slots__ = ("qt", "lt", "rs", "rx", "qt_buckets", "lt_buckets", "rs_buckets", "rx_buckets",
-                 "same_db", "same_user", "same_host")
+                 "same_db", "same_uh")
 
     def __init__(self, run):
         self.qt, self.qt_buckets = _floats_and_buckets(run.qt)
         self.lt, self.lt_buckets = _floats_and_buckets(run.lt)
         self.rs, self.rs_buckets = _floats_and_buckets(run.rs)
         self.rx, self.rx_buckets = _floats_and_buckets(run.rx)
-        self.same_db, self.same_user, self.same_host = (
-            _same(run.dbs), _same(run.users), _same(run.hosts))
+        self.same_db, self.same_uh = _same(run.dbs), _same(run.uh)
 
 
 _MIXED = object()

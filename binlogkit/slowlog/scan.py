@@ -85,11 +85,28 @@ class Run:
     of the form ``\\d+(\\.\\d+)?``); :meth:`offset` the byte offset of an entry.
     """
 
-    __slots__ = ("file", "n", "ends", "users", "hosts", "dbs", "qt", "lt", "rs", "rx",
-                 "queries", "_offset")
+    __slots__ = ("file", "n", "ends", "uh", "uh_map", "dbs", "qt", "lt", "rs", "rx",
+                 "queries", "_offset", "_users", "_hosts")
 
     def offset(self, i):
         return self._offset(i)
+
+    @property
+    def users(self):
+        if self._users is None:
+            self._split_user_host()
+        return self._users
+
+    @property
+    def hosts(self):
+        if self._hosts is None:
+            self._split_user_host()
+        return self._hosts
+
+    def _split_user_host(self):
+        """users and hosts from ``uh`` (the User@Host values as written) and
+        ``uh_map`` (value -> (user, host))."""
+        self._users, self._hosts = zip(*map(self.uh_map.__getitem__, self.uh))
 
 
 class BulkScanner:
@@ -263,9 +280,10 @@ class BulkScanner:
         cols = self._cols
         p = self.parser
         ts = cols[_TS][i:k]
-        uhs = self._uh_info(cols[_UH][i:k])
-        infos = self._x1_info(cols[_X1][i:k])
-        m = _usable(ts, infos, uhs)
+        uh = cols[_UH][i:k]
+        uhs = self._uh_info(uh)
+        infos, distinct = self._x1_info(cols[_X1][i:k])
+        m = _usable(ts, infos, distinct, uhs)
         ends, m, last_ts, last_end = _fill_ends(ts, m, p._last_ts, p._last_end, p._time)
         if m == 0:
             return i
@@ -273,14 +291,13 @@ class BulkScanner:
         dbs, last_db = _fill_dbs(cols[_DB][i:k], infos[:m], p._last_db)
         p._last_ts, p._last_end, p._last_db = last_ts, last_end, last_db
         ends = self._mariadb_ends(ends, cols[_QT][i:k], infos[:m])
-        if m < len(uhs):
-            del uhs[m:]
         run = Run()
         run.file = p.name
         run.n = k - i
         run.ends = ends
         run.dbs = dbs
-        run.users, run.hosts = zip(*uhs)
+        run.uh, run.uh_map = uh[:m], self._uh_memo
+        run._users = run._hosts = None
         run.qt, run.lt = cols[_QT][i:k], cols[_LT][i:k]
         run.rs, run.rx = cols[_RS][i:k], cols[_RX][i:k]
         run.queries = cols[_Q][i:k]
@@ -343,14 +360,14 @@ class BulkScanner:
                 missing = set(x1s)
             for x1 in missing:
                 memo[x1] = _x1_attrs(x1)
-        return list(map(memo.__getitem__, x1s))
+        return list(map(memo.__getitem__, x1s)), {memo[x1] for x1 in set(x1s)}
 
 
-def _usable(ts, infos, uhs):
+def _usable(ts, infos, distinct, uhs):
     """How many leading rows the bulk path can take (user/host and the "#" lines
     before Query_time read as the parser reads them)."""
     m = uhs.index(None) if None in uhs else len(uhs)
-    for info in set(infos):
+    for info in distinct:
         if info[2]:
             m = min(m, infos.index(info))
         elif info[1]:        # End: before Query_time counts when there is no # Time
