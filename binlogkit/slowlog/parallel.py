@@ -56,7 +56,8 @@ def digest_files(paths, digest, zone=None, server_version=None, stats=None, work
 def digest_file(path, digest, zone=None, server_version=None, workers=2):
     """Add one log's entries to ``digest``; returns its ParseStats."""
     scanner = BulkScanner(path, zone=zone, server_version=server_version)
-    size = _splittable_size(path) if workers > 1 and hasattr(os, "fork") else None
+    two = workers > 1 and hasattr(os, "fork") and (os.cpu_count() or 1) > 1
+    size = _splittable_size(path) if two else None
     pos = 0
     while size is not None and size - pos >= MIN_SPLIT:
         end = size if size - pos <= WINDOW * 3 // 2 else _cut_after(path, pos + WINDOW)
