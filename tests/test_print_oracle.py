@@ -7,7 +7,8 @@ MANIFEST = load_manifest()
 
 # Row pseudo-SQL (-v, -vv, decode-rows with -v) is checked by test_rows_verbose.py.
 VERBOSE_CASES = {"v", "vv", "vv_decode_rows", "vv_no_row_count", "stdin_vv",
-                 "flashback_vv", "bad_truncated_event_vv"}
+                 "flashback_vv", "bad_truncated_event_vv", "flashback_vv_tail",
+                 "flashback_v_statements", "rewrite_db_renames"}
 # Recorded options binlogkit does not implement yet; each must still fail
 # (strict xfail), so support landing later shows up here.
 NOT_YET = {
