@@ -6,5 +6,6 @@ install still succeeds and binlogkit runs its pure-Python code.
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension(
-    "binlogkit._speedups", ["binlogkit/_speedups.c", "binlogkit/_speedups_rows.c"],
+    "binlogkit._speedups", ["binlogkit/_speedups.c", "binlogkit/_speedups_rows.c",
+                              "binlogkit/_speedups_image.c"],
     depends=["binlogkit/_speedups.h"], optional=True)])

@@ -7,8 +7,8 @@
  * Everything here works on bytes-like buffers and returns new objects: no
  * I/O, and no state between calls besides what the caller passes in.
  *
- * More hot loops (e.g. -v row values over rows.py's compiled plans) can be
- * added as further sections of this module, with a Python twin each.
+ * More hot loops can be added as further sections of this module, with a
+ * Python twin each.
  *
  *   RawEvent, frame(buf, rel, pos, has_crc) binlog/reader.py RawEvent, _next_buffered
  *   base64_lines(data)                      printer/events.py base64_lines
@@ -19,7 +19,11 @@
  *                                           printer/dump.py: process_event and the
  *                                           Annotate/Table_map/rows handlers, for
  *                                           whole row statements, default options
- *                                           (in _speedups_rows.c)
+ *                                           and -v/-vv/decode-rows (in _speedups_rows.c)
+ *   rows_text(plan, data)                   printer/rows_verbose.py _print_compiled
+ *   rows_values(program, program_ai, kind, data, pos, types)
+ *                                           binlog/rowvalues.py iter_rows (both in
+ *                                           _speedups_image.c)
  */
 #include "_speedups.h"
 #include <structmember.h>
@@ -441,6 +445,12 @@ static PyMethodDef methods[] = {
      "statements in the default output."},
     {"count_rows", (PyCFunction)(void (*)(void))count_rows, METH_FASTCALL,
      "count_rows(steps, steps_ai, data) -> rows in a rows event, walked by plan."},
+    {"rows_text", (PyCFunction)(void (*)(void))bk_rows_text_py, METH_FASTCALL,
+     "rows_text(plan, data) -> (text, rows): the -v/-vv text of a rows event's images, "
+     "or None when not handled."},
+    {"rows_values", (PyCFunction)(void (*)(void))bk_rows_values, METH_FASTCALL,
+     "rows_values(program, program_ai, kind, data, pos, types) -> (pairs, pos): the "
+     "(before, after) values of the rows from data[pos:], as far as handled."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,18 +1,23 @@
 /*
- * binlogkit._speedups, part 2: whole row statements of the default output.
- * (Module, framing, base64, header and row counting: _speedups.c.)
+ * binlogkit._speedups, part 2: whole row statements.
+ * (Module, framing, base64, header and row counting: _speedups.c; the -v
+ * text of row images: _speedups_image.c.)
  */
 #include "_speedups.h"
 
-/* ---- row statements in the default output (printer/dump.py) ------------------
+/* ---- whole row statements (printer/dump.py) --------------------------------------
  *
  * print_row_statements(buf, rel, pos, ctx) -> (events, new_pos, text)
  *
  * What dump.py's process_event + handle_annotate_rows / handle_table_map /
  * handle_rows print for whole row statements -- Annotate_rows, Table_map(s),
- * rows events, the last one with STMT_END_F -- with the default options, for
- * as many statements as follow each other in buf[rel:] (pos: the file offset
- * of buf[rel]).  Only whole statements are printed: at the first event that
+ * rows events, the last one with STMT_END_F -- with the default options, or
+ * with -v/-vv and/or --base64-output=decode-rows (dump.fast_rows_eligible),
+ * for as many statements as follow each other in buf[rel:] (pos: the file
+ * offset of buf[rel]).  The -v text comes from _speedups_image.c over the
+ * plans of printer/rows_fast.py c_text_plan; a rows event that code does
+ * not handle (an unknown table, no rows, an odd value...) is left to Python
+ * like any other event it cannot print.  Only whole statements are printed: at the first event that
  * is not part of one (or cannot be handled here: an incomplete event, the
  * stop position or datetime, a compressed rows event, an odd post-header...)
  * the statement in progress is dropped and `new_pos` is where it began; the
@@ -35,6 +40,11 @@ enum {
     CTX_MAP_MISS,         /* callable(event bytes, pos) -> that tuple (and fills CTX_MAPS), or None */
     CTX_TABLE_MAPS,       /* dict: table_id -> TableMapBody (PrintState.table_maps) */
     CTX_IMAGE_PLAN,       /* rows.image_plan(table_map, cols) -> ImagePlan */
+    CTX_ENCODED,          /* bool: the BINLOG base64 block is printed (not decode-rows) */
+    CTX_VERBOSE,          /* int: 0, or -v / -vv */
+    CTX_TEXT_PLAN,        /* rows_fast.c_text_plan(table_map, kind, cols, cols_ai, width,
+                             verbose) -> plan or None, cached in table_map.plans under
+                             (kind, cols, cols_ai, width, verbose); None without -v */
     CTX_SIZE
 };
 
@@ -42,17 +52,9 @@ enum {
 #define ANNOTATE_ROWS_EVENT 160
 #define STMT_END_F 1
 
-/* A growing output buffer: PyMem memory, or (as_bytes) a bytes object that is
- * handed out at the end without another copy. */
-typedef struct {
-    char *p;
-    Py_ssize_t len, cap;
-    int as_bytes;
-    PyObject *bytes;
-} Buf;
-
-static int
-buf_reserve(Buf *b, Py_ssize_t extra)
+/* Buf (_speedups.h): make room for `extra` more bytes; -1 with an exception set. */
+int
+bk_buf_reserve(Buf *b, Py_ssize_t extra)
 {
     if (b->len + extra <= b->cap)
         return 0;
@@ -80,8 +82,8 @@ buf_reserve(Buf *b, Py_ssize_t extra)
 }
 
 /* The first n bytes of an as_bytes buffer, as bytes (the buffer is used up). */
-static PyObject *
-buf_take_bytes(Buf *b, Py_ssize_t n)
+PyObject *
+bk_buf_take_bytes(Buf *b, Py_ssize_t n)
 {
     PyObject *result = b->bytes;
     b->bytes = NULL;
@@ -94,8 +96,8 @@ buf_take_bytes(Buf *b, Py_ssize_t n)
     return result;
 }
 
-static void
-buf_free(Buf *b)
+void
+bk_buf_free(Buf *b)
 {
     if (b->as_bytes)
         Py_CLEAR(b->bytes);
@@ -104,25 +106,11 @@ buf_free(Buf *b)
     b->p = NULL;
 }
 
-static int
-buf_put(Buf *b, const char *s, Py_ssize_t n)
-{
-    if (n == 0)
-        return 0;
-    if (buf_reserve(b, n) < 0)
-        return -1;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    return 0;
-}
-
-#define BUF_LIT(b, lit) buf_put(b, lit, sizeof(lit) - 1)
-
 /* "# at <pos>\n" */
 static int
 put_at(Buf *b, long long pos)
 {
-    if (buf_reserve(b, 32) < 0)
+    if (bk_buf_reserve(b, 32) < 0)
         return -1;
     char *o = PUT_LIT(b->p + b->len, "# at ");
     o = put_u64(o, (unsigned long long)pos);
@@ -136,7 +124,7 @@ static int
 put_base64(Buf *b, const unsigned char *ev, Py_ssize_t size)
 {
     Py_ssize_t n = bk_b64_lines_size(size);
-    if (buf_reserve(b, n) < 0)
+    if (bk_buf_reserve(b, n) < 0)
         return -1;
     bk_b64_lines_into(ev, size, b->p + b->len);
     b->len += n;
@@ -145,7 +133,7 @@ put_base64(Buf *b, const unsigned char *ev, Py_ssize_t size)
 
 typedef struct {
     PyObject **ctx;
-    int has_crc;
+    int has_crc, encoded, verbose;
     Py_ssize_t header_len;
     const unsigned char *post_header_len;
     Py_ssize_t n_post_header_len;
@@ -180,7 +168,7 @@ put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
         return -1;
     }
     Py_ssize_t tlen = PyBytes_GET_SIZE(text);
-    if (buf_reserve(b, tlen + 80) < 0) {
+    if (bk_buf_reserve(b, tlen + 80) < 0) {
         Py_DECREF(text);
         return -1;
     }
@@ -312,7 +300,7 @@ table_map_event(const Fmt *f, Buf *out, Buf *head, Buf *body, const unsigned cha
     PyObject *text = PyTuple_GET_ITEM(entry, 2);
     if (put_event_header(out, f, ev, size) < 0
         || buf_put(out, PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)) < 0
-        || put_base64(body, ev, size) < 0
+        || (f->encoded && put_base64(body, ev, size) < 0)
         || PyDict_SetItem(f->ctx[CTX_TABLE_MAPS], PyTuple_GET_ITEM(entry, 0),
                           PyTuple_GET_ITEM(entry, 1)) < 0)
         goto done;
@@ -322,10 +310,40 @@ done:
     return rc;
 }
 
+/* The -v text of a rows event into tail (Printer.account_rows with -v):
+ * 1 printed, 0 leave it to Python, -1 error. */
+static int
+verbose_rows(const Fmt *f, Buf *tail, PyObject *table_map, int kind, const unsigned char *cols,
+             const unsigned char *cols_ai, Py_ssize_t nbytes, unsigned long long width,
+             const unsigned char *data, Py_ssize_t n, Py_ssize_t *rows)
+{
+    if (n == 0)             /* "VALUES ()" or nothing: the Python printer's case */
+        return 0;
+    PyObject *key = Py_BuildValue("(iy#y#Ki)", kind, (const char *)cols, nbytes,
+                                  (const char *)cols_ai, nbytes, width, f->verbose);
+    PyObject *plans = key ? PyObject_GetAttrString(table_map, "plans") : NULL;
+    PyObject *plan = plans ? PyDict_GetItemWithError(plans, key) : NULL;   /* borrowed */
+    Py_XINCREF(plan);
+    if (plan == NULL && plans != NULL && !PyErr_Occurred())
+        plan = PyObject_CallFunction(f->ctx[CTX_TEXT_PLAN], "OiOOOi", table_map, kind,
+                                     PyTuple_GET_ITEM(key, 1), PyTuple_GET_ITEM(key, 2),
+                                     PyTuple_GET_ITEM(key, 3), f->verbose);
+    Py_XDECREF(plans);
+    Py_XDECREF(key);
+    if (plan == NULL)
+        return -1;
+    Py_ssize_t count = 0;
+    int rc = plan == Py_None ? 0 : bk_rows_text(tail, plan, data, n, &count);
+    Py_DECREF(plan);
+    if (rc > 0)
+        *rows += count;
+    return rc;
+}
+
 /* One Write/Update/Delete_rows (v1 or v2) event: 1 printed, 0 leave it to
  * Python, -1 error.  *rows accumulates the statement's row count. */
 static int
-rows_event(const Fmt *f, Buf *head, Buf *body, const unsigned char *ev, uint32_t size,
+rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *ev, uint32_t size,
            Py_ssize_t end, int *stmt_end, Py_ssize_t *rows)
 {
     int type = ev[4];
@@ -367,14 +385,14 @@ rows_event(const Fmt *f, Buf *head, Buf *body, const unsigned char *ev, uint32_t
     *stmt_end = flags & STMT_END_F;
     if (put_event_header(head, f, ev, size) < 0 || BUF_LIT(head, "\t") < 0
         || buf_put(head, names[kind], strlen(names[kind])) < 0
-        || BUF_LIT(head, ": table id ") < 0 || buf_reserve(head, 64) < 0)
+        || BUF_LIT(head, ": table id ") < 0 || bk_buf_reserve(head, 64) < 0)
         return -1;
     char *o = put_u64(head->p + head->len, table_id);
     if (*stmt_end)
         o = PUT_LIT(o, " flags: STMT_END_F");
     *o++ = '\n';
     head->len = o - head->p;
-    if (put_base64(body, ev, size) < 0)
+    if (f->encoded && put_base64(body, ev, size) < 0)
         return -1;
 
     PyObject *id = PyLong_FromUnsignedLongLong(table_id);
@@ -382,9 +400,15 @@ rows_event(const Fmt *f, Buf *head, Buf *body, const unsigned char *ev, uint32_t
         return -1;
     PyObject *table_map = PyDict_GetItemWithError(f->ctx[CTX_TABLE_MAPS], id);   /* borrowed */
     Py_DECREF(id);
-    if (table_map == NULL)
-        return PyErr_Occurred() ? -1 : 1;      /* no map: nothing to count */
+    if (table_map == NULL)      /* no map: nothing to count, an "unknown table" line for -v */
+        return PyErr_Occurred() ? -1 : !f->verbose;
     Py_INCREF(table_map);
+    if (f->verbose) {
+        int rc = verbose_rows(f, tail, table_map, kind, cols, cols_ai, nbytes, width, ev + pos,
+                              end - pos, rows);
+        Py_DECREF(table_map);
+        return rc;
+    }
     Py_ssize_t n = event_rows(f, table_map, kind == 1, kind == 0, cols, cols_ai, nbytes,
                               ev + pos, end - pos);
     Py_DECREF(table_map);
@@ -413,6 +437,8 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f.post_header_len = (const unsigned char *)PyBytes_AS_STRING(post);
     f.n_post_header_len = PyBytes_GET_SIZE(post);
     f.has_crc = PyObject_IsTrue(f.ctx[CTX_HAS_CRC]);
+    f.encoded = PyObject_IsTrue(f.ctx[CTX_ENCODED]);
+    f.verbose = PyLong_AsLong(f.ctx[CTX_VERBOSE]);
     f.header_len = PyLong_AsSsize_t(f.ctx[CTX_HEADER_LEN]);
     unsigned long long stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
     long long stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
@@ -424,7 +450,7 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t avail = PyBytes_GET_SIZE(args[0]);
     Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f.has_crc ? BINLOG_CHECKSUM_LEN : 0);
-    Buf out = {0}, head = {0}, body = {0};
+    Buf out = {0}, head = {0}, body = {0}, tail = {0};
     out.as_bytes = 1;
     const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
     Py_ssize_t rows = 0, events = 0, committed_events = 0, committed_len = 0;
@@ -451,7 +477,7 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         else if (type == TABLE_MAP_EVENT)
             rc = table_map_event(&f, &out, &head, &body, ev, size, end, pos, &annotate);
         else
-            rc = rows_event(&f, &head, &body, ev, size, end, &stmt_end, &rows);
+            rc = rows_event(&f, &head, &body, &tail, ev, size, end, &stmt_end, &rows);
         if (rc <= 0) {
             failed = rc < 0;
             break;
@@ -464,14 +490,18 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             char *o = PUT_LIT(count, "# Number of rows: ");
             o = put_u64(o, (unsigned long long)rows);
             *o++ = '\n';
-            if (buf_put(&out, head.p, head.len) < 0 || BUF_LIT(&out, "\nBINLOG '\n") < 0
-                || buf_put(&out, body.p, body.len) < 0 || BUF_LIT(&out, "'") < 0
-                || buf_put(&out, PyBytes_AS_STRING(delim), PyBytes_GET_SIZE(delim)) < 0
-                || BUF_LIT(&out, "\n") < 0 || buf_put(&out, count, o - count) < 0) {
+            int encoded = f.encoded && body.len;
+            if (buf_put(&out, head.p, head.len) < 0
+                || (encoded && (BUF_LIT(&out, "\nBINLOG '\n") < 0
+                                || buf_put(&out, body.p, body.len) < 0 || BUF_LIT(&out, "'") < 0
+                                || buf_put(&out, PyBytes_AS_STRING(delim),
+                                           PyBytes_GET_SIZE(delim)) < 0
+                                || BUF_LIT(&out, "\n") < 0))
+                || buf_put(&out, tail.p, tail.len) < 0 || buf_put(&out, count, o - count) < 0) {
                 failed = 1;
                 break;
             }
-            head.len = body.len = 0;
+            head.len = body.len = tail.len = 0;
             rows = 0;
             annotate = NULL;
             committed_events = events;
@@ -479,11 +509,12 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             committed_len = out.len;
         }
     }
-    PyObject *result = NULL, *text = failed ? NULL : buf_take_bytes(&out, committed_len);
+    PyObject *result = NULL, *text = failed ? NULL : bk_buf_take_bytes(&out, committed_len);
     if (text != NULL)
         result = Py_BuildValue("(nLN)", committed_events, committed_pos, text);
-    buf_free(&out);
-    buf_free(&head);
-    buf_free(&body);
+    bk_buf_free(&out);
+    bk_buf_free(&head);
+    bk_buf_free(&body);
+    bk_buf_free(&tail);
     return result;
 }

@@ -27,7 +27,7 @@ from decimal import Decimal
 
 __all__ = ["Bail", "ColumnSpec", "column_spec", "compile_image", "ValueEmitter",
            "present_columns", "null_byte_count", "ImageLayout", "LayoutCache",
-           "value_layout", "event_layouts", "read_image_fast"]
+           "value_layout", "event_layouts", "read_image_fast", "column_op", "c_program"]
 
 
 class Bail(Exception):
@@ -415,9 +415,11 @@ class ImageLayout:
     One function per null bitmap seen (`function(null_bits)`), at most
     MAX_PATTERNS of them; None means "use the reference decoder" (a column
     type the fast path does not cover, or too many null patterns).
+    `program` is the same layout for the C accelerator (`c_program`), or
+    None when the fast path does not cover it.
     """
     MAX_PATTERNS = 64
-    __slots__ = ("present", "null_bytes", "specs", "functions", "emitter")
+    __slots__ = ("present", "null_bytes", "specs", "functions", "emitter", "program")
 
     def __init__(self, table_map, cols, width, emitter):
         self.present = present_columns(table_map, cols, width)
@@ -427,6 +429,8 @@ class ImageLayout:
         self.specs = None if None in specs else specs
         self.functions = {}
         self.emitter = emitter
+        self.program = (None if self.specs is None
+                        else c_program(self.specs, self.null_bytes, table_map.column_count))
 
     def function(self, null_bits):
         fn = self.functions.get(null_bits)
@@ -509,3 +513,55 @@ def read_image_fast(layout, data, pos, end):
     except (Bail, IndexError):
         return None
     return values, new_pos
+
+
+# -- column programs for the C accelerator -----------------------------------------------
+#
+# The same layouts as data for binlogkit/_speedups_image.c: one record per
+# present column -- op, flag, column index, size, a, b -- derived from the
+# ColumnSpecs above, so the C walker covers exactly the columns the compiled
+# Python covers (and, like it, gives up on anything unusual in an image).
+
+(OP_INT, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME, OP_TIMESTAMP,
+ OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT) = range(1, 17)
+_OP_RECORD = struct.Struct("<BBHHHH")
+_SIMPLE_OPS = {
+    R.MYSQL_TYPE_FLOAT: OP_FLOAT, R.MYSQL_TYPE_DOUBLE: OP_DOUBLE, R.MYSQL_TYPE_YEAR: OP_YEAR,
+    R.MYSQL_TYPE_TIME: OP_TIME, R.MYSQL_TYPE_DATETIME: OP_DATETIME,
+    R.MYSQL_TYPE_TIMESTAMP: OP_TIMESTAMP, R.MYSQL_TYPE_ENUM: OP_ENUM, R.MYSQL_TYPE_SET: OP_SET,
+}
+_FSP_OPS = {R.MYSQL_TYPE_TIME2: OP_TIME2, R.MYSQL_TYPE_DATETIME2: OP_DATETIME2,
+            R.MYSQL_TYPE_TIMESTAMP2: OP_TIMESTAMP2}
+
+
+def column_op(spec):
+    """(op, flag, size, a, b) of a ColumnSpec: how the C walker reads and prints it.
+
+    size is the fixed width (0 for a length-prefixed value, whose prefix
+    width is `a`); a/b are the precision and scale of a DECIMAL, the
+    fractional digits of TIME2/DATETIME2/TIMESTAMP2, the bit width of a BIT;
+    flag marks a NEWDATE column (its text differs past the year 9999).
+    """
+    real = spec.real
+    if spec.prefix:
+        return OP_STRING, 0, 0, spec.prefix, 0
+    if real in _INT_CHARS:
+        return OP_INT, 0, spec.size, 0, 0
+    if real in _SIMPLE_OPS:
+        return _SIMPLE_OPS[real], 0, spec.size, 0, 0
+    if real == R.MYSQL_TYPE_NEWDECIMAL:
+        return OP_DECIMAL, 0, spec.size, spec.meta >> 8, spec.meta & 0xFF
+    if real == R.MYSQL_TYPE_NEWDATE:
+        return OP_DATE, int(spec.col_type == R.MYSQL_TYPE_NEWDATE), spec.size, 0, 0
+    if real in _FSP_OPS:
+        return _FSP_OPS[real], 0, spec.size, spec.meta, 0
+    if real == R.MYSQL_TYPE_BIT:
+        return OP_BIT, 0, spec.size, (spec.meta >> 8) * 8 + (spec.meta & 0xFF), 0
+    raise AssertionError("no op for type %d" % real)     # column_spec() filters
+
+
+def c_program(specs, null_bytes, ncols):
+    """``(null_bytes, ncols, ops)``: an image layout for the C walker (speedups.rows_values)."""
+    ops = b"".join(_OP_RECORD.pack(op, flag, spec.index, size, a, b)
+                   for spec in specs for op, flag, size, a, b in (column_op(spec),))
+    return null_bytes, ncols, ops

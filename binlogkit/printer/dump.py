@@ -46,10 +46,11 @@ KNOWN_TYPES = frozenset(SIMPLE_PRINTERS) | L.ROWS_EVENT_TYPES | {
 def fast_rows_eligible(opts):
     """Whether speedups.print_row_statements may print row statements: only
     with the options under which its text is the handlers' (the default
-    output, start/stop positions and datetimes).  Any option that changes
-    how Annotate_rows, Table_map or rows events print must be listed here."""
+    output, -v/-vv, decode-rows, start/stop positions and datetimes).  Any
+    option that changes how Annotate_rows, Table_map or rows events print
+    must be listed here."""
     return (speedups is not None and not opts.short_form and not opts.hexdump
-            and not opts.verbose and opts.base64_output in (BASE64_AUTO, BASE64_ALWAYS)
+            and opts.base64_output in (BASE64_AUTO, BASE64_ALWAYS, BASE64_DECODE_ROWS)
             and opts.print_row_count and row_event_positions(opts)
             and not opts.skip_annotate_row_events and opts.database is None
             and opts.table is None and not opts.server_id and not opts.verify_checksum
@@ -303,7 +304,8 @@ class Printer:
                 min(max(stop_position, 0), (1 << 64) - 1),
                 min(max(opts.stop_datetime, -(1 << 63)), (1 << 63) - 1),
                 self.state.delimiter, self._times, self.time_text, maps, table_map_miss,
-                self.state.table_maps, R.image_plan)
+                self.state.table_maps, R.image_plan, self.encoded, opts.verbose,
+                _c_text_plan() if opts.verbose else None)
 
     def _adopt_format(self, reader):
         fde = reader.fde
@@ -388,6 +390,11 @@ class Printer:
                    f"I now found a {name} event, which is not safe to process without a "
                    "Format_description_log_event.")
             raise BinlogError(msg, path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
+
+
+def _c_text_plan():
+    from binlogkit.printer.rows_fast import c_text_plan    # -v only
+    return c_text_plan
 
 
 def options_written_mask(fde):

@@ -8,12 +8,17 @@ NULL lines being part of the format constant.  The text is the one
 `rows_verbose.format_value` (the reference) produces; anything the compiled
 code does not handle raises `Bail`, and `print_verbose` prints that event
 with the reference instead.
+
+`c_text_plan` gives the same layouts to the C accelerator
+(`speedups.rows_text`, and the whole-statement printer behind
+dump.fast_rows_eligible): each image's column program plus, per column, the
+constant text around its value.
 """
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.rowcompile import Bail, decimal_text_code, temporal2_code
+from binlogkit.binlog.rowcompile import Bail, ImageLayout, decimal_text_code, temporal2_code
 from binlogkit.binlog.rowvalues import _time2
 
-__all__ = ["TextEmitter", "quote_controls"]
+__all__ = ["TextEmitter", "quote_controls", "c_text_plan"]
 
 _FRAC_DIV = (1000000, 100000, 10000, 1000, 100, 10, 1)
 _NOT_CONTROL = bytes(range(0x20, 0x100))
@@ -142,3 +147,58 @@ class TextEmitter:
         if not args:
             return src.const(fmt % ())
         return "%s %% (%s,)" % (src.const(fmt), ", ".join(args))
+
+
+# -- plans for the C accelerator ---------------------------------------------------------
+
+_KINDS = ("write", "update", "delete")     # by the C printer's kind code
+
+
+def _comment(table_map, spec, verbose, is_null):
+    from binlogkit.printer.rows_verbose import type_string
+    if verbose < 2:
+        return b""
+    return b" /* %s meta=%d nullable=%d is_null=%d */" % (
+        type_string(spec.col_type, spec.meta), spec.meta, table_map.nullable(spec.index), is_null)
+
+
+def _build_text_plan(table_map, kind, cols, width, verbose):
+    from binlogkit.printer.events import backtick
+    from binlogkit.printer.rows_verbose import COMMANDS, type_string
+    command, clause1, clause2 = COMMANDS[_KINDS[kind]]
+    head = (b"### " + command + b" " + backtick(table_map.db) + b"." + backtick(table_map.table)
+            + b"\n" + clause1)
+    images = []
+    for bitmap in cols:
+        layout = ImageLayout(table_map, bitmap, width, None)
+        if layout.program is None:
+            return None
+        texts = []
+        for spec in layout.specs:
+            if type_string(spec.col_type, spec.meta) is None:
+                return None
+            prefix = b"###   @%d=" % (spec.index + 1)
+            texts += [prefix, _comment(table_map, spec, verbose, 0) + b"\n",
+                      prefix + b"NULL" + _comment(table_map, spec, verbose, 1) + b"\n"]
+        images.append(layout.program + (tuple(texts),))
+    return head, clause2, images[0], images[1] if clause2 is not None else None
+
+
+def c_text_plan(table_map, kind, cols, cols_ai, width, verbose):
+    """The -v/-vv plan of one kind of rows event for the C accelerator, or None.
+
+    `kind` is 0 write, 1 update, 2 delete.  The plan is ``(head, clause2,
+    image, image_ai)``: the `### INSERT INTO ...` line with the first
+    clause, the UPDATE's `### SET` (else None), and per image its
+    rowcompile.c_program with the texts of each column (the `###   @N=`
+    prefix, what follows a value, the whole NULL line).  None when the
+    compiled layouts do not cover the event (the Python printer then prints
+    it).  Cached in ``table_map.plans[(kind, cols, cols_ai, width, verbose)]``,
+    where the C printer looks first.
+    """
+    key = (kind, cols, cols_ai, width, verbose)
+    plans = table_map.plans
+    if key not in plans:
+        bitmaps = (cols, cols_ai) if kind == 1 else (cols,)
+        plans[key] = _build_text_plan(table_map, kind, bitmaps, width, verbose)
+    return plans[key]

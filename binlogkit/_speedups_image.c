@@ -1,0 +1,787 @@
+/*
+ * binlogkit._speedups, part 3: row images walked over compiled column programs.
+ *
+ * A column program (binlog/rowcompile.py c_program, built from the same
+ * ColumnSpecs as the compiled Python code, so it covers exactly the columns
+ * that code covers) is a tuple (null_bytes, ncols, ops[, texts]) for one
+ * image layout: `ops` holds one OP_SIZE-byte record per column present in
+ * the image -- op, flag, column index, size, a, b (u8, u8, then little-endian
+ * u16s) -- and `texts`, for the -v text, three bytes per column: the
+ * "###   @N=" prefix, the rest of the line after a value (the -vv comment and
+ * the newline) and the whole NULL text.  One value reader feeds two emitters:
+ *
+ *   rows_text(plan, data) -> (text, rows), or None
+ *       the -v / -vv text of a rows event's images: printer/rows_fast.py
+ *       (c_text_plan builds the plan) and rows_verbose._print_compiled are
+ *       its twins; print_row_statements uses it for whole statements.
+ *   rows_values(program, program_ai, kind, data, pos, types) -> (pairs, pos)
+ *       rowvalues.iter_rows' (before, after) pairs from data[pos:], as many
+ *       rows as it handles; `pos` is where the first row it left starts.
+ *
+ * Like the compiled Python code they handle well-formed images only: at
+ * anything unusual (a value past the end, a DECIMAL digit group out of
+ * range, a negative DATETIME2, a NEWDATE year past 9999 in text...) they
+ * stop, and the Python code, whose reference decoder knows every corner,
+ * takes over.
+ */
+#include "_speedups.h"
+
+/* Column ops: keep in sync with rowcompile.py OP_*. */
+enum {
+    OP_INT = 1, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME,
+    OP_TIMESTAMP, OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT,
+    OP_LAST = OP_BIT
+};
+#define OP_SIZE 10
+
+/* rows_values' types tuple, in this order (rowvalues.C_TYPES) */
+enum { T_ABSENT, T_DECIMAL, T_BITS, T_DATE, T_DATETIME, T_TIME, T_TIMESTAMP, T_SIZE };
+
+typedef struct {
+    int op, flag, index, size, a, b;
+} Op;
+
+/* One image layout, taken out of its program tuple. */
+typedef struct {
+    Py_ssize_t null_bytes, ncols, nops;
+    const unsigned char *ops;
+    PyObject *texts;            /* tuple of 3 * nops bytes, or NULL */
+} Image;
+
+/* One non-NULL value as read from the image. */
+typedef struct {
+    long long i;                /* INT: signed reading; TIME/TIME2: unused */
+    unsigned long long u;       /* INT unsigned reading, ENUM, SET, BIT, YEAR, TIMESTAMP(2) seconds */
+    unsigned long long bits;    /* SET, BIT: the stored bytes read big-endian */
+    double f;                   /* FLOAT, DOUBLE */
+    unsigned long long part[7]; /* year, month, day, hour, minute, second, microsecond */
+    int neg;                    /* TIME, TIME2 */
+    const unsigned char *s;     /* STRING */
+    Py_ssize_t n;
+    int tlen;                   /* DECIMAL: decimal2string() text */
+    char text[80];
+} Value;
+
+static inline unsigned long long
+get_le(const unsigned char *p, int n)
+{
+    unsigned long long v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline unsigned long long
+get_be(const unsigned char *p, int n)
+{
+    unsigned long long v = 0;
+    for (int i = 0; i < n; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline void
+op_at(const unsigned char *r, Op *op)
+{
+    op->op = r[0];
+    op->flag = r[1];
+    op->index = r[2] | (r[3] << 8);
+    op->size = r[4] | (r[5] << 8);
+    op->a = r[6] | (r[7] << 8);
+    op->b = r[8] | (r[9] << 8);
+}
+
+/* Unpack a program tuple; -1 with an exception set when it is malformed. */
+static int
+image_parse(PyObject *program, Image *im, int with_texts)
+{
+    if (!PyTuple_Check(program) || PyTuple_GET_SIZE(program) < 3 + with_texts
+        || !PyBytes_Check(PyTuple_GET_ITEM(program, 2))) {
+        PyErr_SetString(PyExc_TypeError, "column program must be (null_bytes, ncols, ops[, texts])");
+        return -1;
+    }
+    im->null_bytes = PyLong_AsSsize_t(PyTuple_GET_ITEM(program, 0));
+    im->ncols = PyLong_AsSsize_t(PyTuple_GET_ITEM(program, 1));
+    if (PyErr_Occurred())
+        return -1;
+    PyObject *ops = PyTuple_GET_ITEM(program, 2);
+    im->ops = (const unsigned char *)PyBytes_AS_STRING(ops);
+    im->nops = PyBytes_GET_SIZE(ops) / OP_SIZE;
+    im->texts = NULL;
+    if (with_texts) {
+        im->texts = PyTuple_GET_ITEM(program, 3);
+        if (!PyTuple_Check(im->texts) || PyTuple_GET_SIZE(im->texts) != 3 * im->nops) {
+            PyErr_SetString(PyExc_TypeError, "column program texts must be 3 bytes per column");
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < 3 * im->nops; i++)
+            if (!PyBytes_Check(PyTuple_GET_ITEM(im->texts, i))) {
+                PyErr_SetString(PyExc_TypeError, "column program texts must be bytes");
+                return -1;
+            }
+    }
+    for (Py_ssize_t k = 0; k < im->nops; k++) {
+        Op op;
+        op_at(im->ops + OP_SIZE * k, &op);
+        if (op.op < OP_INT || op.op > OP_LAST || op.index >= im->ncols || op.size > 64
+            || (op.op == OP_STRING && (op.a < 1 || op.a > 4))
+            || ((op.op == OP_TIME2 || op.op == OP_DATETIME2 || op.op == OP_TIMESTAMP2) && op.a > 6)
+            || (op.op != OP_STRING && op.size < 1) || (op.op == OP_BIT && op.a > 64)
+            || ((op.op == OP_INT || op.op == OP_SET || op.op == OP_BIT) && op.size > 8)
+            || (op.op == OP_DECIMAL && (op.a > 65 || op.b > 30 || op.b > op.a || op.size > 32))) {
+            PyErr_SetString(PyExc_ValueError, "bad column program");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- reading one value --------------------------------------------------------- */
+
+static const unsigned long long FRAC_SCALE[4] = {1, 10000, 100, 1};   /* by fraction bytes */
+
+/* decimal2string() of a packed DECIMAL(precision, scale) (rowcompile.decimal_text_code):
+ * no leading zeros, exactly `scale` fraction digits, no sign on zero.  0 when a
+ * digit group is out of range (never written by a server). */
+static int
+decimal_text(const unsigned char *x, int size, int precision, int scale, Value *v)
+{
+    static const int dig2bytes[10] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
+    static const unsigned long long pow10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000,
+                                                 10000000, 100000000, 1000000000};
+    unsigned char mag[64];
+    if (size > 64)
+        return 0;
+    unsigned char mask = (x[0] & 0x80) ? 0 : 0xFF;
+    int nonzero = 0;
+    for (int i = 0; i < size; i++) {
+        mag[i] = x[i] ^ mask;
+        nonzero |= (i ? mag[i] : mag[i] ^ 0x80);
+    }
+    mag[0] ^= 0x80;
+    int intg = precision - scale;
+    /* groups, most significant first: (bytes, digits, is_int) */
+    int nbytes[16], ndigits[16], isint[16], ng = 0;
+    if (dig2bytes[intg % 9]) {
+        nbytes[ng] = dig2bytes[intg % 9]; ndigits[ng] = intg % 9; isint[ng++] = 1;
+    }
+    for (int i = 0; i < intg / 9; i++) {
+        nbytes[ng] = 4; ndigits[ng] = 9; isint[ng++] = 1;
+    }
+    for (int i = 0; i < scale / 9; i++) {
+        nbytes[ng] = 4; ndigits[ng] = 9; isint[ng++] = 0;
+    }
+    if (dig2bytes[scale % 9]) {
+        nbytes[ng] = dig2bytes[scale % 9]; ndigits[ng] = scale % 9; isint[ng++] = 0;
+    }
+    int total = 0;
+    for (int g = 0; g < ng; g++)
+        total += nbytes[g];
+    if (total != size)
+        return 0;
+    char *o = v->text;
+    if (mask && nonzero)
+        *o++ = '-';
+    int at = 0, leading = 1, dot = 0;
+    for (int g = 0; g < ng; g++) {
+        unsigned long long d = get_be(mag + at, nbytes[g]);
+        at += nbytes[g];
+        if (d >= pow10[ndigits[g]])
+            return 0;
+        if (isint[g]) {
+            if (leading && d == 0)
+                continue;
+            o = leading ? put_u64(o, d) : put_pad(o, d, ndigits[g]);
+            leading = 0;
+            continue;
+        }
+        if (!dot) {
+            if (leading)
+                *o++ = '0';
+            *o++ = '.';
+            dot = leading = 1;
+        }
+        o = put_pad(o, d, ndigits[g]);
+    }
+    if (leading && !dot)
+        *o++ = '0';
+    v->tlen = (int)(o - v->text);
+    return 1;
+}
+
+/* Read the non-NULL value at d[p]: its size, or 0 when it is not handled here. */
+static Py_ssize_t
+read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_ssize_t end, Value *v)
+{
+    if (op->op == OP_STRING) {
+        int k = op->a;
+        if (k > end - p)
+            return 0;
+        unsigned long long n = get_le(d + p, k);
+        if (n > (unsigned long long)(end - p - k))
+            return 0;
+        v->s = d + p + k;
+        v->n = (Py_ssize_t)n;
+        return k + (Py_ssize_t)n;
+    }
+    int size = op->size;
+    if (size > end - p)
+        return 0;
+    const unsigned char *x = d + p;
+    unsigned long long u;
+    long long s;
+    int nfrac = (op->a + 1) / 2;
+    switch (op->op) {
+    case OP_INT:
+        u = get_le(x, size);
+        if (size < 8 && (u >> (8 * size - 1)) & 1)
+            u |= ~0ULL << (8 * size);          /* sign-extend */
+        v->i = (long long)u;
+        v->u = size < 8 ? u & ((1ULL << (8 * size)) - 1) : u;
+        break;
+    case OP_FLOAT: {
+        uint32_t w = (uint32_t)get_le(x, 4);
+        float fl;
+        memcpy(&fl, &w, 4);
+        v->f = fl;
+        break;
+    }
+    case OP_DOUBLE: {
+        unsigned long long w = get_le(x, 8);
+        memcpy(&v->f, &w, 8);
+        break;
+    }
+    case OP_DECIMAL:
+        if (!decimal_text(x, size, op->a, op->b, v))
+            return 0;
+        break;
+    case OP_YEAR: case OP_ENUM: case OP_SET: case OP_TIMESTAMP:
+        v->u = get_le(x, size);
+        v->bits = get_be(x, size);
+        break;
+    case OP_BIT:
+        v->u = v->bits = get_be(x, size);
+        break;
+    case OP_DATE:
+        u = get_le(x, 3);
+        v->part[0] = u >> 9;
+        v->part[1] = (u >> 5) & 15;
+        v->part[2] = u & 31;
+        break;
+    case OP_TIME:
+        s = (long long)get_le(x, 3);
+        if (s & 0x800000)
+            s -= 0x1000000;
+        v->neg = s < 0;
+        u = (unsigned long long)(s < 0 ? -s : s);
+        v->part[3] = u / 10000;
+        v->part[4] = u % 10000 / 100;
+        v->part[5] = u % 100;
+        v->part[6] = 0;
+        break;
+    case OP_DATETIME: {
+        u = get_le(x, 8);
+        unsigned long long dd = u / 1000000, t = u % 1000000;
+        v->part[0] = dd / 10000;
+        v->part[1] = dd % 10000 / 100;
+        v->part[2] = dd % 100;
+        v->part[3] = t / 10000;
+        v->part[4] = t % 10000 / 100;
+        v->part[5] = t % 100;
+        v->part[6] = 0;
+        break;
+    }
+    case OP_DATETIME2: {             /* rowcompile.temporal2_code */
+        s = (long long)get_be(x, 5) - 0x8000000000LL;
+        u = get_be(x + 5, nfrac);
+        if (s < 0 || (nfrac && (u >> (8 * nfrac - 1)) & 1))
+            return 0;
+        unsigned long long ymd = (unsigned long long)s >> 17, hms = s & 0x1FFFF;
+        v->part[0] = (ymd >> 5) / 13;
+        v->part[1] = (ymd >> 5) % 13;
+        v->part[2] = ymd & 31;
+        v->part[3] = hms >> 12;
+        v->part[4] = (hms >> 6) & 63;
+        v->part[5] = hms & 63;
+        v->part[6] = u * FRAC_SCALE[nfrac];
+        break;
+    }
+    case OP_TIMESTAMP2:
+        v->u = get_be(x, 4);
+        u = get_be(x + 4, nfrac);
+        if (nfrac > 1 && (u >> (8 * nfrac - 1)) & 1)
+            return 0;
+        v->part[6] = u * FRAC_SCALE[nfrac];
+        break;
+    case OP_TIME2: {                 /* rowvalues._time2 */
+        long long packed;
+        if (nfrac == 3) {
+            packed = (long long)get_be(x, 6) - 0x800000000000LL;
+        } else {
+            long long intpart = (long long)get_be(x, 3) - 0x800000, frac = 0;
+            if (nfrac == 1) {
+                frac = x[3];
+                if (intpart < 0 && frac) {
+                    intpart += 1;
+                    frac -= 0x100;
+                }
+                frac *= 10000;
+            } else if (nfrac == 2) {
+                frac = (long long)get_be(x + 3, 2);
+                if (intpart < 0 && frac) {
+                    intpart += 1;
+                    frac -= 0x10000;
+                }
+                frac *= 100;
+            }
+            packed = intpart * (1LL << 24) + frac;
+        }
+        v->neg = packed < 0;
+        u = (unsigned long long)(packed < 0 ? -packed : packed);
+        unsigned long long hms = u >> 24;
+        v->part[3] = (hms >> 12) % 1024;
+        v->part[4] = (hms >> 6) % 64;
+        v->part[5] = hms % 64;
+        v->part[6] = u % (1ULL << 24);
+        break;
+    }
+    default:
+        return 0;
+    }
+    return size;
+}
+
+/* ---- -v / -vv text (rows_verbose.format_value) ----------------------------------- */
+
+static const unsigned long long FRAC_DIV[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
+
+static inline char *
+put_frac(char *o, unsigned long long usec, int fsp)
+{
+    if (!fsp)
+        return o;
+    *o++ = '.';
+    return put_pad(o, usec / FRAC_DIV[fsp], fsp);
+}
+
+static inline char *
+put_2(char *o, unsigned long long v, char sep)
+{
+    o = put_pad(o, v, 2);
+    if (sep)
+        *o++ = sep;
+    return o;
+}
+
+/* log_event_print_value's text for one value: 1, 0 when not handled, -1 error. */
+static int
+put_value_text(Buf *b, const Op *op, const Value *v)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (op->op == OP_STRING) {              /* my_b_write_quoted: bytes < 0x20 as \xNN */
+        if (bk_buf_reserve(b, 4 * v->n + 2) < 0)
+            return -1;
+        char *o = b->p + b->len;
+        *o++ = '\'';
+        for (Py_ssize_t i = 0; i < v->n; i++) {
+            unsigned char c = v->s[i];
+            if (c >= 0x20) {
+                *o++ = (char)c;
+            } else {
+                *o++ = '\\';
+                *o++ = 'x';
+                *o++ = hex[c >> 4];
+                *o++ = hex[c & 15];
+            }
+        }
+        *o++ = '\'';
+        b->len = o - b->p;
+        return 1;
+    }
+    if (bk_buf_reserve(b, 160) < 0)
+        return -1;
+    char *o = b->p + b->len;
+    const unsigned long long *pt = v->part;
+    switch (op->op) {
+    case OP_INT:
+        if (v->i < 0) {
+            *o++ = '-';
+            o = put_u64(o, 0 - (unsigned long long)v->i);
+            o = PUT_LIT(o, " (");
+            o = put_u64(o, v->u);
+            *o++ = ')';
+        } else {
+            o = put_u64(o, (unsigned long long)v->i);
+        }
+        break;
+    case OP_FLOAT:
+        o += snprintf(o, 120, "%-20g", v->f);
+        break;
+    case OP_DOUBLE:
+        o += snprintf(o, 120, "%-.20g", v->f);
+        break;
+    case OP_DECIMAL:
+        o = put_str(o, v->text, v->tlen);
+        break;
+    case OP_YEAR:
+        o = put_u64(o, 1900 + v->u);
+        break;
+    case OP_ENUM:
+        o = put_u64(o, v->u);
+        break;
+    case OP_SET: case OP_BIT: {             /* SET: the stored bytes in order, high bit first */
+        int nbits = op->op == OP_SET ? 8 * op->size : op->a;
+        o = PUT_LIT(o, "b'");
+        for (int i = nbits - 1; i >= 0; i--)
+            *o++ = (char)('0' + ((v->bits >> i) & 1));
+        *o++ = '\'';
+        break;
+    }
+    case OP_DATE:
+        if (op->flag && pt[0] > 9999)       /* the NEWDATE case's odd thousands digit */
+            return 0;
+        *o++ = '\'';
+        o = put_pad(o, pt[0], 4);
+        *o++ = ':';
+        o = put_2(o, pt[1], ':');
+        o = put_2(o, pt[2], '\'');
+        break;
+    case OP_TIME: case OP_TIME2:
+        *o++ = '\'';
+        if (v->neg)
+            *o++ = '-';
+        o = put_2(o, pt[3], ':');
+        o = put_2(o, pt[4], ':');
+        o = put_2(o, pt[5], 0);
+        o = put_frac(o, pt[6], op->op == OP_TIME2 ? op->a : 0);
+        *o++ = '\'';
+        break;
+    case OP_DATETIME: case OP_DATETIME2:
+        *o++ = '\'';
+        o = put_pad(o, pt[0], 4);
+        *o++ = '-';
+        o = put_2(o, pt[1], '-');
+        o = put_2(o, pt[2], ' ');
+        o = put_2(o, pt[3], ':');
+        o = put_2(o, pt[4], ':');
+        o = put_2(o, pt[5], 0);
+        o = put_frac(o, pt[6], op->op == OP_DATETIME2 ? op->a : 0);
+        *o++ = '\'';
+        break;
+    case OP_TIMESTAMP:                      /* printed as a signed 32-bit number */
+        if (v->u >= 0x80000000ULL) {
+            *o++ = '-';
+            o = put_u64(o, 0x100000000ULL - v->u);
+        } else {
+            o = put_u64(o, v->u);
+        }
+        break;
+    case OP_TIMESTAMP2:
+        o = put_u64(o, v->u);
+        o = put_frac(o, pt[6], op->a);
+        break;
+    default:
+        return 0;
+    }
+    b->len = o - b->p;
+    return 1;
+}
+
+#define TEXT(im, k, i) PyTuple_GET_ITEM((im)->texts, 3 * (k) + (i))
+#define PUT_BYTES(b, obj) buf_put(b, PyBytes_AS_STRING(obj), PyBytes_GET_SIZE(obj))
+
+/* One image's lines: 1, 0 when not handled, -1 error; *pos moves past it. */
+static int
+image_text(Buf *out, const Image *im, const unsigned char *d, Py_ssize_t *pos, Py_ssize_t end)
+{
+    Py_ssize_t p = *pos;
+    if (im->null_bytes > end - p)
+        return 0;
+    const unsigned char *nulls = d + p;
+    p += im->null_bytes;
+    for (Py_ssize_t k = 0; k < im->nops; k++) {
+        if ((nulls[k >> 3] >> (k & 7)) & 1) {
+            if (PUT_BYTES(out, TEXT(im, k, 2)) < 0)
+                return -1;
+            continue;
+        }
+        Op op;
+        Value v;
+        op_at(im->ops + OP_SIZE * k, &op);
+        Py_ssize_t size = read_value(&op, d, p, end, &v);
+        if (size == 0)
+            return 0;
+        p += size;
+        if (PUT_BYTES(out, TEXT(im, k, 0)) < 0)
+            return -1;
+        int rc = put_value_text(out, &op, &v);
+        if (rc <= 0)
+            return rc;
+        if (PUT_BYTES(out, TEXT(im, k, 1)) < 0)
+            return -1;
+    }
+    *pos = p;
+    return 1;
+}
+
+/* The -v text of a rows event's images (plan: rows_fast.c_text_plan) appended
+ * to out; *rows: the rows printed.  1 done, 0 not handled (out unchanged),
+ * -1 error. */
+int
+bk_rows_text(Buf *out, PyObject *plan, const unsigned char *d, Py_ssize_t end, Py_ssize_t *rows)
+{
+    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 4
+        || !PyBytes_Check(PyTuple_GET_ITEM(plan, 0))) {
+        PyErr_SetString(PyExc_TypeError, "text plan must be (head, clause2, image, image2)");
+        return -1;
+    }
+    PyObject *head = PyTuple_GET_ITEM(plan, 0), *clause2 = PyTuple_GET_ITEM(plan, 1);
+    int update = PyTuple_GET_ITEM(plan, 3) != Py_None;
+    Image im[2];
+    if (image_parse(PyTuple_GET_ITEM(plan, 2), &im[0], 1) < 0
+        || (update && (image_parse(PyTuple_GET_ITEM(plan, 3), &im[1], 1) < 0)))
+        return -1;
+    if (update && !PyBytes_Check(clause2)) {
+        PyErr_SetString(PyExc_TypeError, "text plan: clause2 must be bytes");
+        return -1;
+    }
+    Py_ssize_t start = out->len, pos = 0, n = 0;
+    int rc = end > 0;
+    while (rc > 0 && pos < end) {
+        n++;
+        if (PUT_BYTES(out, head) < 0)
+            return -1;
+        rc = image_text(out, &im[0], d, &pos, end);
+        if (rc > 0 && update) {
+            if (PUT_BYTES(out, clause2) < 0)
+                return -1;
+            rc = image_text(out, &im[1], d, &pos, end);
+        }
+    }
+    if (rc <= 0) {
+        out->len = start;
+        return rc;
+    }
+    *rows = n;
+    return 1;
+}
+
+/* rows_text(plan, data) -> (text, rows), or None when not handled */
+PyObject *
+bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "rows_text(plan, data)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Buf out = {0};
+    out.as_bytes = 1;
+    Py_ssize_t rows = 0;
+    PyObject *result = NULL;
+    int rc = bk_rows_text(&out, args[0], view.buf, view.len, &rows);
+    PyBuffer_Release(&view);
+    if (rc == 0) {
+        result = Py_None;
+        Py_INCREF(result);
+    } else if (rc > 0) {
+        PyObject *text = bk_buf_take_bytes(&out, out.len);
+        if (text != NULL)
+            result = Py_BuildValue("(Nn)", text, rows);
+    }
+    bk_buf_free(&out);
+    return result;
+}
+
+/* ---- Python values (rowvalues.decode_value) ------------------------------------- */
+
+/* An instance of a tuple subclass (the value namedtuples) holding items,
+ * whose references it takes -- as tuple.__new__(type, items) does. */
+static PyObject *
+new_record(PyObject *type, int n, PyObject **items)
+{
+    PyTypeObject *t = (PyTypeObject *)type;
+    PyObject *r = t->tp_alloc(t, n);
+    int failed = r == NULL;
+    for (int i = 0; i < n; i++) {
+        if (items[i] == NULL)
+            failed = 1;
+        if (r != NULL)
+            PyTuple_SET_ITEM(r, i, items[i]);
+        else
+            Py_XDECREF(items[i]);
+    }
+    if (failed) {
+        Py_XDECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+#define U(x) PyLong_FromUnsignedLongLong(x)
+
+static PyObject *
+make_value(const Op *op, const Value *v, PyObject **types)
+{
+    const unsigned long long *pt = v->part;
+    PyObject *items[8];
+    switch (op->op) {
+    case OP_INT:
+        return PyLong_FromLongLong(v->i);
+    case OP_FLOAT: case OP_DOUBLE:
+        return PyFloat_FromDouble(v->f);
+    case OP_DECIMAL: {
+        PyObject *text = PyUnicode_FromStringAndSize(v->text, v->tlen);
+        if (text == NULL)
+            return NULL;
+        PyObject *r = PyObject_CallOneArg(types[T_DECIMAL], text);
+        Py_DECREF(text);
+        return r;
+    }
+    case OP_YEAR:
+        return U(v->u ? 1900 + v->u : 0);
+    case OP_ENUM: case OP_SET:
+        return U(v->u);
+    case OP_TIMESTAMP:
+        items[0] = U(v->u), items[1] = U(0), items[2] = U(0);
+        return new_record(types[T_TIMESTAMP], 3, items);
+    case OP_BIT:
+        items[0] = U(v->u), items[1] = U(op->a);
+        return new_record(types[T_BITS], 2, items);
+    case OP_DATE:
+        items[0] = U(pt[0]), items[1] = U(pt[1]), items[2] = U(pt[2]);
+        return new_record(types[T_DATE], 3, items);
+    case OP_TIME: case OP_TIME2:
+        items[0] = PyBool_FromLong(v->neg);
+        for (int i = 1; i < 5; i++)
+            items[i] = U(pt[i + 2]);
+        items[5] = U(op->op == OP_TIME2 ? op->a : 0);
+        return new_record(types[T_TIME], 6, items);
+    case OP_DATETIME: case OP_DATETIME2:
+        for (int i = 0; i < 7; i++)
+            items[i] = U(pt[i]);
+        items[7] = U(op->op == OP_DATETIME2 ? op->a : 0);
+        return new_record(types[T_DATETIME], 8, items);
+    case OP_TIMESTAMP2:
+        items[0] = U(v->u), items[1] = U(pt[6]), items[2] = U(op->a);
+        return new_record(types[T_TIMESTAMP], 3, items);
+    case OP_STRING:
+        return PyBytes_FromStringAndSize((const char *)v->s, v->n);
+    }
+    PyErr_SetString(PyExc_ValueError, "bad column op");
+    return NULL;
+}
+
+/* One image as a list of ncols values (ABSENT, None or a value); NULL with
+ * *failed = 0 when not handled, NULL with *failed = 1 on error. */
+static PyObject *
+image_values(const Image *im, PyObject **types, const unsigned char *d, Py_ssize_t *pos,
+             Py_ssize_t end, int *failed)
+{
+    Py_ssize_t p = *pos;
+    *failed = 0;
+    if (im->null_bytes > end - p)
+        return NULL;
+    const unsigned char *nulls = d + p;
+    p += im->null_bytes;
+    PyObject *list = PyList_New(im->ncols);
+    if (list == NULL) {
+        *failed = 1;
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < im->ncols; i++) {
+        Py_INCREF(types[T_ABSENT]);
+        PyList_SET_ITEM(list, i, types[T_ABSENT]);
+    }
+    for (Py_ssize_t k = 0; k < im->nops; k++) {
+        Op op;
+        Value v;
+        op_at(im->ops + OP_SIZE * k, &op);
+        PyObject *value;
+        if ((nulls[k >> 3] >> (k & 7)) & 1) {
+            value = Py_None;
+            Py_INCREF(value);
+        } else {
+            Py_ssize_t size = read_value(&op, d, p, end, &v);
+            if (size == 0) {
+                Py_DECREF(list);
+                return NULL;
+            }
+            p += size;
+            value = make_value(&op, &v, types);
+            if (value == NULL) {
+                *failed = 1;
+                Py_DECREF(list);
+                return NULL;
+            }
+        }
+        PyObject *old = PyList_GET_ITEM(list, op.index);
+        PyList_SET_ITEM(list, op.index, value);
+        Py_DECREF(old);
+    }
+    *pos = p;
+    return list;
+}
+
+/* rows_values(program, program_ai, kind, data, pos, types) -> (pairs, pos):
+ * kind 0 write -> (None, after), 1 update -> (before, after), 2 delete ->
+ * (before, None); program_ai is used (and needed) for updates only. */
+PyObject *
+bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6 || !PyTuple_Check(args[5]) || PyTuple_GET_SIZE(args[5]) != T_SIZE) {
+        PyErr_SetString(PyExc_TypeError,
+                        "rows_values(program, program_ai, kind, data, pos, types)");
+        return NULL;
+    }
+    PyObject **types = &PyTuple_GET_ITEM(args[5], 0);
+    for (int i = T_BITS; i < T_SIZE; i++)
+        if (!PyType_Check(types[i]) || !PyType_IsSubtype((PyTypeObject *)types[i], &PyTuple_Type)) {
+            PyErr_SetString(PyExc_TypeError, "rows_values(): value types must be tuple subclasses");
+            return NULL;
+        }
+    int kind = PyLong_AsLong(args[2]);
+    Py_ssize_t pos = PyLong_AsSsize_t(args[4]);
+    if (PyErr_Occurred())
+        return NULL;
+    Image im[2];
+    if (image_parse(args[0], &im[0], 0) < 0 || (kind == 1 && image_parse(args[1], &im[1], 0) < 0))
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[3], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *d = view.buf;
+    Py_ssize_t end = view.len;
+    PyObject *pairs = PyList_New(0);
+    int failed = pairs == NULL;
+    while (!failed && pos >= 0 && pos < end) {
+        Py_ssize_t p = pos;
+        PyObject *first = image_values(&im[0], types, d, &p, end, &failed), *second = NULL;
+        if (first == NULL)
+            break;
+        if (kind == 1) {
+            second = image_values(&im[1], types, d, &p, end, &failed);
+            if (second == NULL) {
+                Py_DECREF(first);
+                break;
+            }
+        }
+        PyObject *pair = kind == 0 ? PyTuple_Pack(2, Py_None, first)
+                         : kind == 1 ? PyTuple_Pack(2, first, second)
+                         : PyTuple_Pack(2, first, Py_None);
+        Py_DECREF(first);
+        Py_XDECREF(second);
+        if (pair == NULL || PyList_Append(pairs, pair) < 0)
+            failed = 1;
+        Py_XDECREF(pair);
+        pos = p;
+    }
+    PyBuffer_Release(&view);
+    if (failed) {
+        Py_XDECREF(pairs);
+        return NULL;
+    }
+    return Py_BuildValue("(Nn)", pairs, pos);
+}
