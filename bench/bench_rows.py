@@ -11,7 +11,9 @@
 (b) Row decoding throughput of the Python APIs on the same events.  The file's
     events are read into memory first (framing is not timed).  Then, timed:
     binlogkit decodes every TABLE_MAP and rows event (`decode_event`) and every
-    row (`rowvalues.iter_rows`, compiled per layout).  python-mysql-replication
+    row (`rowvalues.iter_rows`: the C accelerator's walker over the layouts
+    compiled per table, or with BINLOGKIT_PURE=1 the Python compiled per
+    layout).  python-mysql-replication
     cannot read files, so the same event bytes are replayed through its own
     packet classes, as BinLogStreamReader.fetchone() does after the network
     read: each event wrapped in a pymysql MysqlPacket and handed to
@@ -42,6 +44,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from bench_print import binlogkit_command, run  # noqa: E402
+from binlogkit._accel import speedups  # noqa: E402
 from binlogkit.binlog import layout as L  # noqa: E402
 from binlogkit.binlog.events import decode_event  # noqa: E402
 from binlogkit.binlog.reader import BinlogReader  # noqa: E402
@@ -160,7 +163,8 @@ def bench_api(path, runs, limit):
                   file=sys.stderr)
     nevents = sum(1 for raw in events if raw.type_code in ROWS_TYPES)
     print(f"(b) row decoding, {nevents} rows events and {len(events) - nevents} table maps "
-          f"from {path}, {runs} alternating runs (CPU time)")
+          f"from {path}, {runs} alternating runs (CPU time; binlogkit "
+          f"{'with' if speedups is not None else 'without'} its C accelerator)")
     rates = {}
     for name in decoders:
         median = statistics.median(times[name])

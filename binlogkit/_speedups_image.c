@@ -108,6 +108,10 @@ image_parse(PyObject *program, Image *im, int with_texts)
     im->ops = (const unsigned char *)PyBytes_AS_STRING(ops);
     im->nops = PyBytes_GET_SIZE(ops) / OP_SIZE;
     im->texts = NULL;
+    if (im->null_bytes < 0 || im->ncols < 0 || 8 * im->null_bytes < im->nops) {
+        PyErr_SetString(PyExc_ValueError, "bad column program: null bitmap too short");
+        return -1;
+    }
     if (with_texts) {
         im->texts = PyTuple_GET_ITEM(program, 3);
         if (!PyTuple_Check(im->texts) || PyTuple_GET_SIZE(im->texts) != 3 * im->nops) {
@@ -742,10 +746,14 @@ bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             PyErr_SetString(PyExc_TypeError, "rows_values(): value types must be tuple subclasses");
             return NULL;
         }
-    int kind = PyLong_AsLong(args[2]);
+    long kind = PyLong_AsLong(args[2]);
     Py_ssize_t pos = PyLong_AsSsize_t(args[4]);
     if (PyErr_Occurred())
         return NULL;
+    if (kind < 0 || kind > 2) {
+        PyErr_SetString(PyExc_ValueError, "rows_values(): kind must be 0, 1 or 2");
+        return NULL;
+    }
     Image im[2];
     if (image_parse(args[0], &im[0], 0) < 0 || (kind == 1 && image_parse(args[1], &im[1], 0) < 0))
         return NULL;

@@ -1,10 +1,12 @@
 """The compiled row paths agree with the simple reference decoder.
 
 Values (`rowvalues.iter_rows`) and -v text (`rows_verbose.print_verbose`) come
-from code compiled once per image layout; `iter_rows_reference` /
-`print_verbose_reference` decode one value at a time.  Checked on every row
-of every fixture binlog (where the compiled code must also be the one that
-ran), and on generated images, well-formed and damaged.
+from code compiled once per image layout (for values, the C accelerator's
+walker over the same layouts first, when it is built); `iter_rows_reference`
+/ `print_verbose_reference` decode one value at a time.  Checked on every
+row of every fixture binlog (where the compiled code must also be the one
+that ran), and on generated images, well-formed and damaged, with and
+without the C walker.  (tests/test_speedups.py compares the C walker itself.)
 """
 import glob
 from pathlib import Path
@@ -61,6 +63,8 @@ def test_values_compiled_equal_reference(path, monkeypatch):
         fallbacks = []
         monkeypatch.setattr(rowvalues, "read_image", lambda *a: fallbacks.append(a) or read_image(*a))
         assert repr(list(ev.rows)) == repr(reference), f"{path} at {ev.pos}"
+        monkeypatch.setattr(rowvalues, "speedups", None)        # the compiled Python alone
+        assert repr(list(iter_rows(ev.table_map, ev.body))) == repr(reference), f"{path} at {ev.pos}"
         monkeypatch.undo()
         assert not fallbacks, f"{path} at {ev.pos}: iter_rows used the reference decoder"
         for cols, start in _images(ev.table_map, ev.body):
@@ -203,4 +207,8 @@ def test_generated_images_compiled_equal_reference(event):
         got = print_verbose(table_map, body, verbose)     # never raises
         want = print_verbose_reference(table_map, body, verbose)
         assert (got.text, got.rows, type(got.error)) == (want.text, want.rows, type(want.error))
-    assert _collect(iter_rows(table_map, body)) == _collect(iter_rows_reference(table_map, body))
+    want = _collect(iter_rows_reference(table_map, body))
+    assert _collect(iter_rows(table_map, body)) == want
+    with pytest.MonkeyPatch.context() as mp:     # the compiled Python alone
+        mp.setattr(rowvalues, "speedups", None)
+        assert _collect(iter_rows(table_map, body)) == want

@@ -425,24 +425,22 @@ def iter_rows_reference(table_map, rows_body):
 
 
 def iter_rows(table_map, rows_body):
-    """Yield ``(before, after)`` per row: the missing image is None.
+    """An iterator of ``(before, after)`` per row: the missing image is None.
 
     write -> (None, after), delete -> (before, None), update -> (before, after).
     Images are decoded by code compiled once per layout (`rowcompile`; with
-    the C accelerator, its walker over the same layout, `speedups.rows_values`,
+    the C accelerator, its walker over the same layouts, `speedups.rows_values`,
     goes first); an image the compiled code does not handle is decoded by the
     reference decoder (`read_image`), so the values are always the reference's.
-    Raises CorruptRowError at the first image that cannot be walked.
+    Raises CorruptRowError at the first image that cannot be walked (when
+    the iteration reaches it).
     """
     if rows_body.type_code in SPECIAL_ROWS_EVENT_TYPES:   # partial JSON, pre-GA layouts
         from binlogkit.binlog.mysql_rows import iter_special_rows
-        yield from iter_special_rows(table_map, rows_body)
-        return
+        return iter_special_rows(table_map, rows_body)
     data = rows_body.rows
     if not isinstance(data, bytes):
         data = bytes(data)
-    end = len(data)
-    pos = 0
     if speedups is not None:
         plans = table_map.plans
         key = ("values", rows_body.kind, rows_body.cols, rows_body.cols_ai, rows_body.width)
@@ -451,9 +449,16 @@ def iter_rows(table_map, rows_body):
             programs = plans[key] = _c_programs(table_map, rows_body)
         if programs:
             pairs, pos = speedups.rows_values(*programs, data, 0, C_TYPES)
-            yield from pairs
-            if pos >= end:
-                return
+            if pos >= len(data):
+                return iter(pairs)
+            return _iter_rows_compiled(table_map, rows_body, data, pos, pairs)
+    return _iter_rows_compiled(table_map, rows_body, data, 0, ())
+
+
+def _iter_rows_compiled(table_map, rows_body, data, pos, done):
+    """iter_rows from data[pos] with the compiled Python, after the rows `done`."""
+    yield from done
+    end = len(data)
     rc = _rowcompile or _load_rowcompile()
     kind, width, cols = rows_body.kind, rows_body.width, rows_body.cols
     layout, layout_ai = rc.event_layouts(table_map, kind, cols, rows_body.cols_ai, width)
