@@ -45,7 +45,7 @@ class RowLengthError(Exception):
         self.cause = cause
 
 
-def image_length(table_map, cols, width, data, pos, end):
+def image_length_reference(table_map, cols, width, data, pos, end):
     """Bytes of the row image at data[pos] (print_verbose_one_row without output)."""
     from binlogkit.printer.rows_verbose import _print_image
     try:
@@ -57,18 +57,53 @@ def image_length(table_map, cols, width, data, pos, end):
     return new - pos
 
 
+def image_steps(table_map, cols, width):
+    """(null-bitmap bytes, [(type, meta, printable)] per column in the image)."""
+    from binlogkit.printer.rows_verbose import type_string
+    nset = bin(int.from_bytes(cols[:(width + 7) // 8], "little") & ((1 << width) - 1)).count("1")
+    types, metas = table_map.column_types, table_map.column_meta
+    steps = [(types[i], metas[i], type_string(types[i], metas[i]) is not None)
+             for i in range(min(table_map.column_count, width, len(cols) * 8))
+             if (cols[i >> 3] >> (i & 7)) & 1]
+    return (nset + 7) // 8, steps
+
+
+def image_length(steps, data, pos, end, field_size=R.field_size):
+    """image_length_reference() without formatting the values: None where that
+    would fail (the caller asks the reference for the error)."""
+    null_bytes, columns = steps
+    start = pos
+    null_bits = data[pos:pos + null_bytes]
+    pos += null_bytes
+    for n, (col_type, meta, printable) in enumerate(columns):
+        if n >> 3 < len(null_bits) and (null_bits[n >> 3] >> (n & 7)) & 1:
+            if not printable:
+                return None
+            continue
+        size = field_size(col_type, meta, data, pos) if pos < end else 1
+        if size is None or pos + size > end or not printable:
+            return None
+        pos += size
+    return pos - start if pos > start else None
+
+
 def reversed_rows(table_map, body):
-    """change_to_flashback_event: the rows last to first, an Update's images swapped."""
+    """change_to_flashback_event: the rows last to first, an Update's images swapped.
+
+    Both images of an Update are walked with the before image's columns, as
+    the real tool walks them."""
     data = body.rows
     end = len(data)
     update = body.kind == "update"
+    steps = image_steps(table_map, body.cols, body.width)
     rows = []
     pos = 0
     while pos < end:
-        first = image_length(table_map, body.cols, body.width, data, pos, end)
+        first = image_length(steps, data, pos, end) or image_length_reference(
+            table_map, body.cols, body.width, data, pos, end)
         if update:
-            # the real tool walks the after image with the before image's columns too
-            second = image_length(table_map, body.cols, body.width, data, pos + first, end)
+            second = image_length(steps, data, pos + first, end) or image_length_reference(
+                table_map, body.cols, body.width, data, pos + first, end)
             rows.append(data[pos + first:pos + first + second] + data[pos:pos + first])
             pos += first + second
         else:
