@@ -46,7 +46,10 @@ KNOWN_TYPES = frozenset(SIMPLE_PRINTERS) | L.ROWS_EVENT_TYPES | {
 def fast_rows_eligible(opts):
     """Whether speedups.print_row_statements may print row statements: only
     with the options under which its text is the handlers' (the default
-    output, -v/-vv, decode-rows, start/stop positions and datetimes).  Any
+    output, -v/-vv, decode-rows, start/stop positions and datetimes, GTID
+    windows and domain lists: their groups start at GTID events, which
+    the Python path handles, and the C one never starts in a group left
+    out).  Any
     option that changes how Annotate_rows, Table_map or rows events print
     must be listed here."""
     return (speedups is not None and not opts.short_form and not opts.hexdump
@@ -55,7 +58,7 @@ def fast_rows_eligible(opts):
             and not opts.skip_annotate_row_events and opts.database is None
             and opts.table is None and not opts.server_id and not opts.verify_checksum
             and not opts.print_table_metadata and not opts.flashback and not opts.rewrite_db
-            and not opts.id_filters and opts.start_gtids is None and opts.stop_gtids is None)
+            and all(kind != "server" for _, kind, _ in opts.id_filters))
 
 
 class StopDump(Exception):
@@ -268,7 +271,7 @@ class Printer:
         st = self.state
         if (self._skipping or not st.printed_fd_event or st.head or st.body or st.tail
                 or st.row_events or self.annotate is not None or st.ignored_maps
-                or reader.fde.event_type_permutation is not None):
+                or not st.event_group_active or reader.fde.event_type_permutation is not None):
             return pos
         ctx = self._fast_context
         if ctx is None:
