@@ -36,6 +36,9 @@ SIMPLE_PRINTERS = {
     L.XA_PREPARE_LOG_EVENT: P.print_xa_prepare, L.INCIDENT_EVENT: P.print_incident,
     L.START_ENCRYPTION_EVENT: P.print_start_encryption, L.DELETE_FILE_EVENT: P.print_delete_file,
 }
+# 5.1 pre-GA rows events: mariadb-binlog does not print them through print_row_event()
+PRE_GA_ROWS_EVENTS = frozenset({L.PRE_GA_WRITE_ROWS_EVENT, L.PRE_GA_UPDATE_ROWS_EVENT,
+                                L.PRE_GA_DELETE_ROWS_EVENT})
 KNOWN_TYPES = frozenset(SIMPLE_PRINTERS) | L.ROWS_EVENT_TYPES | {
     L.FORMAT_DESCRIPTION_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT,
     L.BEGIN_LOAD_QUERY_EVENT, L.APPEND_BLOCK_EVENT, L.EXECUTE_LOAD_QUERY_EVENT,
@@ -543,7 +546,7 @@ def rewritten_table_map(raw, body, target, fde):
 
 
 def handle_rows(p, reader, raw, body):
-    if p.flashback is not None:
+    if p.flashback is not None and raw.type_code not in PRE_GA_ROWS_EVENTS:
         p.flashback.rows(reader, raw, body)
         return
     st = p.state
