@@ -21,9 +21,10 @@
  *                                           whole row statements, default options
  *                                           and -v/-vv/decode-rows (in _speedups_rows.c)
  *   rows_text(plan, data)                   printer/rows_verbose.py _print_compiled
+ *                                           (in _speedups_text.c)
  *   rows_values(program, program_ai, kind, data, pos, types)
- *                                           binlog/rowvalues.py iter_rows (both in
- *                                           _speedups_image.c)
+ *                                           binlog/rowvalues.py iter_rows
+ *                                           (in _speedups_image.c)
  */
 #include "_speedups.h"
 #include <structmember.h>

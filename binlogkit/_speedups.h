@@ -1,5 +1,5 @@
 /* Shared by the parts of binlogkit._speedups (_speedups.c, _speedups_rows.c,
- * _speedups_image.c). */
+ * _speedups_image.c, _speedups_text.c). */
 #ifndef BINLOGKIT_SPEEDUPS_H
 #define BINLOGKIT_SPEEDUPS_H
 
@@ -97,10 +97,77 @@ Py_ssize_t bk_count_image_rows(const unsigned char *steps, Py_ssize_t nsteps,
 /* _speedups_rows.c */
 PyObject *bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-/* _speedups_image.c */
+/* _speedups_image.c: column programs (rowcompile.c_program) */
+/* Column ops: keep in sync with rowcompile.py OP_*. */
+enum {
+    OP_INT = 1, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME,
+    OP_TIMESTAMP, OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT,
+    OP_LAST = OP_BIT
+};
+#define OP_SIZE 10
+
+typedef struct {
+    int op, flag, index, size, a, b;
+} Op;
+
+/* One image layout, taken out of its program tuple. */
+typedef struct {
+    Py_ssize_t null_bytes, ncols, nops;
+    const unsigned char *ops;
+    PyObject *texts;            /* tuple of 3 * nops bytes, or NULL */
+} Image;
+
+/* One non-NULL value as read from the image. */
+typedef struct {
+    long long i;                /* INT: signed reading; TIME/TIME2: unused */
+    unsigned long long u;       /* INT unsigned reading, ENUM, SET, BIT, YEAR, TIMESTAMP(2) seconds */
+    unsigned long long bits;    /* SET, BIT: the stored bytes read big-endian */
+    double f;                   /* FLOAT, DOUBLE */
+    unsigned long long part[7]; /* year, month, day, hour, minute, second, microsecond */
+    int neg;                    /* TIME, TIME2 */
+    const unsigned char *s;     /* STRING */
+    Py_ssize_t n;
+    int tlen;                   /* DECIMAL: decimal2string() text */
+    char text[80];
+} Value;
+
+static inline unsigned long long
+get_le(const unsigned char *p, int n)
+{
+    unsigned long long v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline unsigned long long
+get_be(const unsigned char *p, int n)
+{
+    unsigned long long v = 0;
+    for (int i = 0; i < n; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline void
+op_at(const unsigned char *r, Op *op)
+{
+    op->op = r[0];
+    op->flag = r[1];
+    op->index = r[2] | (r[3] << 8);
+    op->size = r[4] | (r[5] << 8);
+    op->a = r[6] | (r[7] << 8);
+    op->b = r[8] | (r[9] << 8);
+}
+
+int bk_image_parse(PyObject *program, Image *im, int with_texts);
+Py_ssize_t bk_read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_ssize_t end,
+                         Value *v);
+PyObject *bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* _speedups_text.c */
 int bk_rows_text(Buf *out, PyObject *plan, const unsigned char *data, Py_ssize_t end,
                  Py_ssize_t *rows);
 PyObject *bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-PyObject *bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * binlogkit._speedups, part 3: row images walked over compiled column programs.
+ * binlogkit._speedups, part 3: row images walked over compiled column programs:
+ * reading values, and the Python values (the -v text: _speedups_text.c).
  *
  * A column program (binlog/rowcompile.py c_program, built from the same
  * ColumnSpecs as the compiled Python code, so it covers exactly the columns
@@ -10,7 +11,7 @@
  * "###   @N=" prefix, the rest of the line after a value (the -vv comment and
  * the newline) and the whole NULL text.  One value reader feeds two emitters:
  *
- *   rows_text(plan, data) -> (text, rows), or None
+ *   rows_text(plan, data) -> (text, rows), or None     (_speedups_text.c)
  *       the -v / -vv text of a rows event's images: printer/rows_fast.py
  *       (c_text_plan builds the plan) and rows_verbose._print_compiled are
  *       its twins; print_row_statements uses it for whole statements.
@@ -26,74 +27,12 @@
  */
 #include "_speedups.h"
 
-/* Column ops: keep in sync with rowcompile.py OP_*. */
-enum {
-    OP_INT = 1, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME,
-    OP_TIMESTAMP, OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT,
-    OP_LAST = OP_BIT
-};
-#define OP_SIZE 10
-
 /* rows_values' types tuple, in this order (rowvalues.C_TYPES) */
 enum { T_ABSENT, T_DECIMAL, T_BITS, T_DATE, T_DATETIME, T_TIME, T_TIMESTAMP, T_SIZE };
 
-typedef struct {
-    int op, flag, index, size, a, b;
-} Op;
-
-/* One image layout, taken out of its program tuple. */
-typedef struct {
-    Py_ssize_t null_bytes, ncols, nops;
-    const unsigned char *ops;
-    PyObject *texts;            /* tuple of 3 * nops bytes, or NULL */
-} Image;
-
-/* One non-NULL value as read from the image. */
-typedef struct {
-    long long i;                /* INT: signed reading; TIME/TIME2: unused */
-    unsigned long long u;       /* INT unsigned reading, ENUM, SET, BIT, YEAR, TIMESTAMP(2) seconds */
-    unsigned long long bits;    /* SET, BIT: the stored bytes read big-endian */
-    double f;                   /* FLOAT, DOUBLE */
-    unsigned long long part[7]; /* year, month, day, hour, minute, second, microsecond */
-    int neg;                    /* TIME, TIME2 */
-    const unsigned char *s;     /* STRING */
-    Py_ssize_t n;
-    int tlen;                   /* DECIMAL: decimal2string() text */
-    char text[80];
-} Value;
-
-static inline unsigned long long
-get_le(const unsigned char *p, int n)
-{
-    unsigned long long v = 0;
-    for (int i = n - 1; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static inline unsigned long long
-get_be(const unsigned char *p, int n)
-{
-    unsigned long long v = 0;
-    for (int i = 0; i < n; i++)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static inline void
-op_at(const unsigned char *r, Op *op)
-{
-    op->op = r[0];
-    op->flag = r[1];
-    op->index = r[2] | (r[3] << 8);
-    op->size = r[4] | (r[5] << 8);
-    op->a = r[6] | (r[7] << 8);
-    op->b = r[8] | (r[9] << 8);
-}
-
 /* Unpack a program tuple; -1 with an exception set when it is malformed. */
-static int
-image_parse(PyObject *program, Image *im, int with_texts)
+int
+bk_image_parse(PyObject *program, Image *im, int with_texts)
 {
     if (!PyTuple_Check(program) || PyTuple_GET_SIZE(program) < 3 + with_texts
         || !PyBytes_Check(PyTuple_GET_ITEM(program, 2))) {
@@ -214,8 +153,8 @@ decimal_text(const unsigned char *x, int size, int precision, int scale, Value *
 }
 
 /* Read the non-NULL value at d[p]: its size, or 0 when it is not handled here. */
-static Py_ssize_t
-read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_ssize_t end, Value *v)
+Py_ssize_t
+bk_read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_ssize_t end, Value *v)
 {
     if (op->op == OP_STRING) {
         int k = op->a;
@@ -355,250 +294,6 @@ read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_ssize_t end, V
     return size;
 }
 
-/* ---- -v / -vv text (rows_verbose.format_value) ----------------------------------- */
-
-static const unsigned long long FRAC_DIV[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
-
-static inline char *
-put_frac(char *o, unsigned long long usec, int fsp)
-{
-    if (!fsp)
-        return o;
-    *o++ = '.';
-    return put_pad(o, usec / FRAC_DIV[fsp], fsp);
-}
-
-static inline char *
-put_2(char *o, unsigned long long v, char sep)
-{
-    o = put_pad(o, v, 2);
-    if (sep)
-        *o++ = sep;
-    return o;
-}
-
-/* log_event_print_value's text for one value: 1, 0 when not handled, -1 error. */
-static int
-put_value_text(Buf *b, const Op *op, const Value *v)
-{
-    static const char hex[] = "0123456789abcdef";
-    if (op->op == OP_STRING) {              /* my_b_write_quoted: bytes < 0x20 as \xNN */
-        if (bk_buf_reserve(b, 4 * v->n + 2) < 0)
-            return -1;
-        char *o = b->p + b->len;
-        *o++ = '\'';
-        for (Py_ssize_t i = 0; i < v->n; i++) {
-            unsigned char c = v->s[i];
-            if (c >= 0x20) {
-                *o++ = (char)c;
-            } else {
-                *o++ = '\\';
-                *o++ = 'x';
-                *o++ = hex[c >> 4];
-                *o++ = hex[c & 15];
-            }
-        }
-        *o++ = '\'';
-        b->len = o - b->p;
-        return 1;
-    }
-    if (bk_buf_reserve(b, 160) < 0)
-        return -1;
-    char *o = b->p + b->len;
-    const unsigned long long *pt = v->part;
-    switch (op->op) {
-    case OP_INT:
-        if (v->i < 0) {
-            *o++ = '-';
-            o = put_u64(o, 0 - (unsigned long long)v->i);
-            o = PUT_LIT(o, " (");
-            o = put_u64(o, v->u);
-            *o++ = ')';
-        } else {
-            o = put_u64(o, (unsigned long long)v->i);
-        }
-        break;
-    case OP_FLOAT:
-        o += snprintf(o, 120, "%-20g", v->f);
-        break;
-    case OP_DOUBLE:
-        o += snprintf(o, 120, "%-.20g", v->f);
-        break;
-    case OP_DECIMAL:
-        o = put_str(o, v->text, v->tlen);
-        break;
-    case OP_YEAR:
-        o = put_u64(o, 1900 + v->u);
-        break;
-    case OP_ENUM:
-        o = put_u64(o, v->u);
-        break;
-    case OP_SET: case OP_BIT: {             /* SET: the stored bytes in order, high bit first */
-        int nbits = op->op == OP_SET ? 8 * op->size : op->a;
-        o = PUT_LIT(o, "b'");
-        for (int i = nbits - 1; i >= 0; i--)
-            *o++ = (char)('0' + ((v->bits >> i) & 1));
-        *o++ = '\'';
-        break;
-    }
-    case OP_DATE:
-        if (op->flag && pt[0] > 9999)       /* the NEWDATE case's odd thousands digit */
-            return 0;
-        *o++ = '\'';
-        o = put_pad(o, pt[0], 4);
-        *o++ = ':';
-        o = put_2(o, pt[1], ':');
-        o = put_2(o, pt[2], '\'');
-        break;
-    case OP_TIME: case OP_TIME2:
-        *o++ = '\'';
-        if (v->neg)
-            *o++ = '-';
-        o = put_2(o, pt[3], ':');
-        o = put_2(o, pt[4], ':');
-        o = put_2(o, pt[5], 0);
-        o = put_frac(o, pt[6], op->op == OP_TIME2 ? op->a : 0);
-        *o++ = '\'';
-        break;
-    case OP_DATETIME: case OP_DATETIME2:
-        *o++ = '\'';
-        o = put_pad(o, pt[0], 4);
-        *o++ = '-';
-        o = put_2(o, pt[1], '-');
-        o = put_2(o, pt[2], ' ');
-        o = put_2(o, pt[3], ':');
-        o = put_2(o, pt[4], ':');
-        o = put_2(o, pt[5], 0);
-        o = put_frac(o, pt[6], op->op == OP_DATETIME2 ? op->a : 0);
-        *o++ = '\'';
-        break;
-    case OP_TIMESTAMP:                      /* printed as a signed 32-bit number */
-        if (v->u >= 0x80000000ULL) {
-            *o++ = '-';
-            o = put_u64(o, 0x100000000ULL - v->u);
-        } else {
-            o = put_u64(o, v->u);
-        }
-        break;
-    case OP_TIMESTAMP2:
-        o = put_u64(o, v->u);
-        o = put_frac(o, pt[6], op->a);
-        break;
-    default:
-        return 0;
-    }
-    b->len = o - b->p;
-    return 1;
-}
-
-#define TEXT(im, k, i) PyTuple_GET_ITEM((im)->texts, 3 * (k) + (i))
-#define PUT_BYTES(b, obj) buf_put(b, PyBytes_AS_STRING(obj), PyBytes_GET_SIZE(obj))
-
-/* One image's lines: 1, 0 when not handled, -1 error; *pos moves past it. */
-static int
-image_text(Buf *out, const Image *im, const unsigned char *d, Py_ssize_t *pos, Py_ssize_t end)
-{
-    Py_ssize_t p = *pos;
-    if (im->null_bytes > end - p)
-        return 0;
-    const unsigned char *nulls = d + p;
-    p += im->null_bytes;
-    for (Py_ssize_t k = 0; k < im->nops; k++) {
-        if ((nulls[k >> 3] >> (k & 7)) & 1) {
-            if (PUT_BYTES(out, TEXT(im, k, 2)) < 0)
-                return -1;
-            continue;
-        }
-        Op op;
-        Value v;
-        op_at(im->ops + OP_SIZE * k, &op);
-        Py_ssize_t size = read_value(&op, d, p, end, &v);
-        if (size == 0)
-            return 0;
-        p += size;
-        if (PUT_BYTES(out, TEXT(im, k, 0)) < 0)
-            return -1;
-        int rc = put_value_text(out, &op, &v);
-        if (rc <= 0)
-            return rc;
-        if (PUT_BYTES(out, TEXT(im, k, 1)) < 0)
-            return -1;
-    }
-    *pos = p;
-    return 1;
-}
-
-/* The -v text of a rows event's images (plan: rows_fast.c_text_plan) appended
- * to out; *rows: the rows printed.  1 done, 0 not handled (out unchanged),
- * -1 error. */
-int
-bk_rows_text(Buf *out, PyObject *plan, const unsigned char *d, Py_ssize_t end, Py_ssize_t *rows)
-{
-    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 4
-        || !PyBytes_Check(PyTuple_GET_ITEM(plan, 0))) {
-        PyErr_SetString(PyExc_TypeError, "text plan must be (head, clause2, image, image2)");
-        return -1;
-    }
-    PyObject *head = PyTuple_GET_ITEM(plan, 0), *clause2 = PyTuple_GET_ITEM(plan, 1);
-    int update = PyTuple_GET_ITEM(plan, 3) != Py_None;
-    Image im[2];
-    if (image_parse(PyTuple_GET_ITEM(plan, 2), &im[0], 1) < 0
-        || (update && (image_parse(PyTuple_GET_ITEM(plan, 3), &im[1], 1) < 0)))
-        return -1;
-    if (update && !PyBytes_Check(clause2)) {
-        PyErr_SetString(PyExc_TypeError, "text plan: clause2 must be bytes");
-        return -1;
-    }
-    Py_ssize_t start = out->len, pos = 0, n = 0;
-    int rc = end > 0;
-    while (rc > 0 && pos < end) {
-        n++;
-        if (PUT_BYTES(out, head) < 0)
-            return -1;
-        rc = image_text(out, &im[0], d, &pos, end);
-        if (rc > 0 && update) {
-            if (PUT_BYTES(out, clause2) < 0)
-                return -1;
-            rc = image_text(out, &im[1], d, &pos, end);
-        }
-    }
-    if (rc <= 0) {
-        out->len = start;
-        return rc;
-    }
-    *rows = n;
-    return 1;
-}
-
-/* rows_text(plan, data) -> (text, rows), or None when not handled */
-PyObject *
-bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "rows_text(plan, data)");
-        return NULL;
-    }
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
-        return NULL;
-    Buf out = {0};
-    out.as_bytes = 1;
-    Py_ssize_t rows = 0;
-    PyObject *result = NULL;
-    int rc = bk_rows_text(&out, args[0], view.buf, view.len, &rows);
-    PyBuffer_Release(&view);
-    if (rc == 0) {
-        result = Py_None;
-        Py_INCREF(result);
-    } else if (rc > 0) {
-        PyObject *text = bk_buf_take_bytes(&out, out.len);
-        if (text != NULL)
-            result = Py_BuildValue("(Nn)", text, rows);
-    }
-    bk_buf_free(&out);
-    return result;
-}
-
 /* ---- Python values (rowvalues.decode_value) ------------------------------------- */
 
 /* An instance of a tuple subclass (the value namedtuples) holding items,
@@ -708,7 +403,7 @@ image_values(const Image *im, PyObject **types, const unsigned char *d, Py_ssize
             value = Py_None;
             Py_INCREF(value);
         } else {
-            Py_ssize_t size = read_value(&op, d, p, end, &v);
+            Py_ssize_t size = bk_read_value(&op, d, p, end, &v);
             if (size == 0) {
                 Py_DECREF(list);
                 return NULL;
@@ -755,7 +450,7 @@ bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Image im[2];
-    if (image_parse(args[0], &im[0], 0) < 0 || (kind == 1 && image_parse(args[1], &im[1], 0) < 0))
+    if (bk_image_parse(args[0], &im[0], 0) < 0 || (kind == 1 && bk_image_parse(args[1], &im[1], 0) < 0))
         return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(args[3], &view, PyBUF_SIMPLE) < 0)
