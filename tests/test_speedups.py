@@ -592,17 +592,19 @@ def test_every_stop_position(name):
 
 
 @needs_c
+@pytest.mark.parametrize("options", [{}, {"base64_output": "decode-rows", "verbose": 2}],
+                         ids=["default", "vv-decode-rows"])
 @pytest.mark.parametrize("name", ["crc32", "none"])
-def test_start_positions_and_datetimes(name):
+def test_start_positions_and_datetimes(name, options):
     path = SETS[name][1]
     starts = event_starts(path)
     for pos, type_code, _, _ in starts:
         if type_code in ROW_TYPES:
-            assert_same([path], start_position=pos)
+            assert_same([path], start_position=pos, **options)
     for when in sorted({w for _, _, w, _ in starts})[1:]:
-        assert_same([path], stop_datetime=when)
-        assert_same([path], start_datetime=when)
-    assert_same([path], offset=7)
+        assert_same([path], stop_datetime=when, **options)
+        assert_same([path], start_datetime=when, **options)
+    assert_same([path], offset=7, **options)
 
 
 @pytest.mark.parametrize("options", [
