@@ -188,6 +188,8 @@ def run_print(files, kw):
     except BinlogkitError as exc:   # BinlogError included
         _flush_quietly(out)
         sys.stderr.write(f"ERROR: {exc}\n")
+        for message in getattr(exc, "warnings", ()):
+            _warn(message)
         return 1
     except BrokenPipeError:
         _silence_stdout()

@@ -600,8 +600,11 @@ def dump(paths, out, options, zone, warn=None, error=None):
                 if printer.dump_file(path, start, stop):
                     break
                 start = L.BIN_LOG_HEADER_SIZE
-        finally:
-            printer.gtids.verify_completed_state(printer.warn)
+        except BinlogkitError as exc:   # the real tool warns after its error line
+            exc.warnings = []
+            printer.gtids.verify_completed_state(exc.warnings.append)
+            raise
+        printer.gtids.verify_completed_state(printer.warn)
         if printer.flashback is not None:
             printer.write(printer.flashback.output())
         printer.postamble()
