@@ -96,6 +96,7 @@ class Printer:
         self._fast = fast_rows_eligible(options)
         self._fast_context = None   # speedups.print_row_statements' ctx, per file and format
         self.gtids = GtidFiltering(options)
+        self._server_filter = self.gtids.server     # --server-id & co: checked event by event
         self.flashback = None
         self.write_held = self.write   # output mariadb-binlog keeps in the event (output_buf)
         if options.flashback:
@@ -340,7 +341,8 @@ class Printer:
                 self.start_datetime = 0
                 self.offset = 0
                 self._skipping = False
-            if type_code != L.ROTATE_EVENT and self.gtids.server_excluded(raw.server_id):
+            if (self._server_filter is not None and type_code != L.ROTATE_EVENT
+                    and self._server_filter.excludes_server(raw.server_id)):
                 return
         if raw.when >= opts.stop_datetime or raw.pos >= stop_position:
             raise StopDump()

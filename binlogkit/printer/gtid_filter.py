@@ -452,9 +452,6 @@ class GtidFiltering:
         """Whether the postamble restores SERVER_ID and GTID_DOMAIN_ID."""
         return self.event_filter is not None
 
-    def server_excluded(self, server_id):
-        return self.server is not None and self.server.excludes_server(server_id)
-
     def gtid_list(self, gtids, warn):
         """A Gtid_list event (with a timestamp); returns error messages (stop the dump)."""
         errors = []
