@@ -114,7 +114,8 @@ def _bool(name, short=None, default=False, help=""):
 @click.option("--ignore-domain-ids", default=None, help="MariaDB: no GTID groups of these domains.")
 @_bool("gtid-strict-mode", default=True, help="MariaDB: GTID positions and order are checked.")
 @click.option("--rewrite-db", multiple=True, help="MariaDB: rewrite-db='from->to' renames a database.")
-@_bool("flashback", "-B", help="MariaDB: reversed row events (rollback of committed data).")
+@_bool("flashback", "-B", default=None,
+       help="MariaDB: reversed row events (rollback of committed data).")
 @click.option("-o", "--offset", type=int, default=0, help="Skip the first N entries.")
 @click.option("-r", "--result-file", default=None, help="Write output to this file.")
 @click.option("-l", "--local-load", default=None, help="Directory for LOAD DATA temporary files.")

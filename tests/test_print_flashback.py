@@ -191,3 +191,14 @@ def test_flashback_output_undoes_the_changes(options, tmp_path):
         assert undo.count(b"BINLOG '") >= 8
         srv.sql(undo)
         assert _table_contents(srv) == before
+
+
+def test_any_flashback_option_turns_it_on():
+    """mariadb-binlog 10.11 sets flashback whenever the option is seen (its get_one_option
+    ignores the value): --flashback=0 and --skip-flashback print the flashback too."""
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "binlogkit", "print", *args,
+                               str(SETS["crc32"][2])], capture_output=True, check=True).stdout
+    flashback = run("--flashback")
+    assert flashback != run() and b"Delete_rows" in flashback
+    assert run("--flashback=0") == run("--skip-flashback") == run("-B") == flashback

@@ -56,7 +56,8 @@ def build_options(kw, zone):
         skip_annotate_row_events=kw["skip_annotate_row_events"],
         disable_log_bin=kw["disable_log_bin"], set_charset=kw["set_charset"],
         print_table_metadata=kw["print_table_metadata"],
-        flashback=bool(kw.get("flashback")),
+        # mariadb-binlog turns flashback on whenever the option is given, =0 and --skip- too
+        flashback=kw.get("flashback") is not None,
         rewrite_db=tuple(parse_rewrite_db(rule) for rule in kw.get("rewrite_db") or ()),
         start_gtids=start_gtids, stop_gtids=stop_gtids,
         gtid_strict_mode=kw.get("gtid_strict_mode", True),
