@@ -180,10 +180,11 @@ def test_server_id_from_python_is_a_do_list():
     assert by_id.endswith(b"/*!100001 SET @@SESSION.GTID_DOMAIN_ID=@@GLOBAL.GTID_DOMAIN_ID */;\n")
 
 
-def test_out_of_order_gtids_stop_a_default_dump():
+def test_out_of_order_gtids_stop_a_default_dump(tmp_path):
     out = io.BytesIO()
     with pytest.raises(BinlogkitError, match="Found out of order GTID. Got 0-1-1 after 0-1-53"):
-        dump([str(CRC32[0]), str(CRC32[0])], out, PrintOptions(), ZoneTable.from_tz("UTC"))
+        dump([str(CRC32[0]), str(CRC32[0])], out, PrintOptions(local_load=str(tmp_path)),
+             ZoneTable.from_tz("UTC"))
     assert b"# End of log file" not in out.getvalue()
 
 
