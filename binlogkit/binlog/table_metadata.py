@@ -160,6 +160,31 @@ def parse_optional_metadata(data):
     return meta
 
 
+class CharsetIterator:
+    """Default_charset_iterator / Column_charset_iterator of the client's
+    print_columns: `next()` is the collation id of the next character (or
+    ENUM/SET) column, None when there is none or `collations` (the printing
+    tool's get_charset() table, a mapping keyed by id) does not know it."""
+
+    def __init__(self, default, per_column, collations):
+        self.default = default.default if default is not None else 0
+        self.pairs = list(default.exceptions) if default is not None else []
+        self.per_column = list(per_column or ())
+        self.collations = collations
+        self.index = 0
+
+    def next(self):
+        if self.default:
+            if self.pairs and self.pairs[0][0] == self.index:
+                cs = self.pairs.pop(0)[1]
+            else:
+                cs = self.default
+            self.index += 1
+        else:
+            cs = self.per_column.pop(0) if self.per_column else None
+        return cs if cs in self.collations else None
+
+
 # -- per column ---------------------------------------------------------------------
 
 @dataclass(slots=True)

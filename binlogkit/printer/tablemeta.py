@@ -10,6 +10,7 @@ doubling backticks.
 """
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.charsets import COLLATIONS
+from binlogkit.binlog.table_metadata import CharsetIterator
 from binlogkit.printer.mysql.tablemeta import raw_metadata, table_metadata
 
 BINARY_COLLATION = 63
@@ -36,28 +37,6 @@ _ESCAPES = {0x0A: b"\\n", 0x0D: b"\\r", 0x5C: b"\\\\", 0x08: b"\\b", 0x09: b"\\t
 def pretty_print_str(text, quote=b"'"):
     """pretty_print_str: quoted, with C-like escapes (a quote char inside is left alone)."""
     return quote + b"".join(_ESCAPES.get(c) or bytes((c,)) for c in text) + quote
-
-
-class _Charsets:
-    """Default_charset_iterator / Column_charset_iterator: the next column's collation
-    id, None where get_charset() finds none."""
-
-    def __init__(self, default, per_column):
-        self.default = default.default if default is not None else 0
-        self.pairs = list(default.exceptions) if default is not None else []
-        self.per_column = list(per_column or ())
-        self.index = 0
-
-    def next(self):
-        if self.default:
-            if self.pairs and self.pairs[0][0] == self.index:
-                cs = self.pairs.pop(0)[1]
-            else:
-                cs = self.default
-            self.index += 1
-        else:
-            cs = self.per_column.pop(0) if self.per_column else None
-        return cs if cs in COLLATIONS else None
 
 
 def type_name(real_type, meta, pos, cs, geometry_type):
@@ -102,9 +81,9 @@ def print_columns(tm):
     """Table_map_log_event::print_columns."""
     fields = table_metadata(tm)
     meta = raw_metadata(tm) + b"\0\0"
-    charsets = _Charsets(fields.default_charset, fields.column_charsets)
-    enum_charsets = _Charsets(fields.enum_and_set_default_charset,
-                              fields.enum_and_set_column_charsets)
+    charsets = CharsetIterator(fields.default_charset, fields.column_charsets, COLLATIONS)
+    enum_charsets = CharsetIterator(fields.enum_and_set_default_charset,
+                                    fields.enum_and_set_column_charsets, COLLATIONS)
     names, signedness = iter(fields.column_names or ()), iter(fields.signedness or ())
     set_values, enum_values = iter(fields.set_str_values or ()), iter(fields.enum_str_values or ())
     geometry = iter(fields.geometry_types or ())

@@ -6,7 +6,7 @@ binlog_row_metadata=MINIMAL|FULL servers write (rows_event.cpp
 Optional_metadata_fields).  VECTOR columns (9.0+) are named like 9.x does.
 """
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.table_metadata import OptionalMetadata, parse_optional_metadata
+from binlogkit.binlog.table_metadata import CharsetIterator, OptionalMetadata, parse_optional_metadata
 from binlogkit.printer.mysql.charsets import COLLATIONS
 
 MYSQL_TYPE_BOOL = 244
@@ -43,28 +43,6 @@ def table_metadata(tm):
             fields = OptionalMetadata()
         _PARSED[key] = fields
     return fields
-
-
-class _Charsets:
-    """Default_charset_iterator / Column_charset_iterator."""
-
-    def __init__(self, default, per_column):
-        self.default = default.default if default is not None else 0
-        self.pairs = list(default.exceptions) if default is not None else []
-        self.per_column = list(per_column or ())
-        self.index = 0
-
-    def next(self):
-        """The collation id of the next column, None when get_charset() finds none."""
-        if self.default:
-            if self.pairs and self.pairs[0][0] == self.index:
-                cs = self.pairs.pop(0)[1]
-            else:
-                cs = self.default
-            self.index += 1
-        else:
-            cs = self.per_column.pop(0) if self.per_column else None
-        return cs if cs in COLLATIONS else None
 
 
 def raw_metadata(tm):
@@ -146,8 +124,9 @@ def print_columns(tm, gipk):
     from binlogkit.printer.events import pretty_print_str
     fields = table_metadata(tm)
     meta = raw_metadata(tm) + b"\0\0"
-    charsets = _Charsets(fields.default_charset, fields.column_charsets)
-    enum_charsets = _Charsets(fields.enum_and_set_default_charset, fields.enum_and_set_column_charsets)
+    charsets = CharsetIterator(fields.default_charset, fields.column_charsets, COLLATIONS)
+    enum_charsets = CharsetIterator(fields.enum_and_set_default_charset,
+                                    fields.enum_and_set_column_charsets, COLLATIONS)
     names, signedness = iter(fields.column_names or ()), iter(fields.signedness or ())
     set_values, enum_values = iter(fields.set_str_values or ()), iter(fields.enum_str_values or ())
     geometry, dims_it = iter(fields.geometry_types or ()), iter(fields.vector_dimensionality or ())
