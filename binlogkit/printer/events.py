@@ -203,6 +203,13 @@ def print_query_header(p, raw, body, out):
         st.auto_increment_increment = body.auto_increment_increment
         st.auto_increment_offset = body.auto_increment_offset
     print_charset(p, body, out)
+    print_time_zone_lc_db(st, body, out)
+
+
+def print_time_zone_lc_db(st, body, out):
+    """The end of print_query_header, the same in mariadb-binlog and mysqlbinlog:
+    time_zone, lc_time_names and collation_database when they change."""
+    d = st.delimiter
     if body.time_zone and st.time_zone != body.time_zone:
         out.append(b"SET @@session.time_zone='%s'%s\n" % (body.time_zone, d))
         st.time_zone = body.time_zone

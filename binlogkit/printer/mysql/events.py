@@ -6,7 +6,7 @@ the head cache (`p.state.head`) the way the real tool writes its IO_CACHE.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_to_text
-from binlogkit.printer.events import backtick, pretty_print_str
+from binlogkit.printer.events import backtick, pretty_print_str, print_time_zone_lc_db
 from binlogkit.printer.mysql.charsets import COLLATIONS
 from binlogkit.printer.mysql.header import print_base64, print_header
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
@@ -118,18 +118,7 @@ def _session_vars(st, body, out):
                        client, int.from_bytes(body.charset[2:4], "little"),
                        int.from_bytes(body.charset[4:6], "little"), d))
         st.charset, st.charset_inited = body.charset, True
-    if body.time_zone and st.time_zone != body.time_zone:
-        out.append(b"SET @@session.time_zone='%s'%s\n" % (body.time_zone, d))
-        st.time_zone = body.time_zone
-    if body.lc_time_names != st.lc_time_names_number:
-        out.append(b"SET @@session.lc_time_names=%d%s\n" % (body.lc_time_names, d))
-        st.lc_time_names_number = body.lc_time_names
-    if body.charset_database != st.charset_database_number:
-        if body.charset_database:
-            out.append(b"SET @@session.collation_database=%d%s\n" % (body.charset_database, d))
-        else:
-            out.append(b"SET @@session.collation_database=DEFAULT%s\n" % d)
-        st.charset_database_number = body.charset_database
+    print_time_zone_lc_db(st, body, out)
     _mysql8_vars(st, body.extra, out)
 
 
