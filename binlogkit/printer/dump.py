@@ -148,6 +148,21 @@ class Printer:
             self.write(b"".join(st.head))
             st.head.clear()
 
+    def rows_statement_end(self, skip):
+        """A rows event with STMT_END_F: forget the ignored table maps and the
+        annotation; for an event of an ignored table, end the BINLOG '...' block
+        under way and write the caches out."""
+        st = self.state
+        st.ignored_maps.clear()
+        self.annotate = None
+        if skip:
+            if st.body:
+                st.body.append(b"'%s\n" % st.delimiter)
+            self.flush_head()
+            if st.body:
+                self.write(b"".join(st.body))
+                st.body.clear()
+
     def flush_statement(self, encoded):
         """End of a rows statement: head, the BINLOG body, tail, row count."""
         st = self.state
@@ -554,15 +569,7 @@ def handle_rows(p, reader, raw, body):
     st = p.state
     skip = body.table_id in st.ignored_maps
     if body.stmt_end:
-        st.ignored_maps.clear()
-        p.annotate = None
-        if skip:
-            if st.body:
-                st.body.append(b"'%s\n" % st.delimiter)
-            p.flush_head()
-            if st.body:
-                p.write(b"".join(st.body))
-                st.body.clear()
+        p.rows_statement_end(skip)
     if skip:
         return
     p.require_fd_printed(reader, raw)

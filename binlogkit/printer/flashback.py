@@ -199,15 +199,7 @@ class Flashback:
         self.statement_events.append(HeldRows(raw, body, flags, flags_pos))
         skip = body.table_id in st.ignored_maps
         if stmt_end:
-            st.ignored_maps.clear()
-            p.annotate = None
-            if skip:
-                if st.body:
-                    st.body.append(b"'%s\n" % st.delimiter)
-                p.flush_head()
-                if st.body:
-                    p.write(b"".join(st.body))
-                    st.body.clear()
+            p.rows_statement_end(skip)
         if skip or not stmt_end:
             return
         events, self.statement_events = self.statement_events, []
