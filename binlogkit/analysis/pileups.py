@@ -242,7 +242,7 @@ def find_pileups(statements: pd.DataFrame, min_latency=0.5, min_statements=3, mi
     """Pile-ups in ``statements`` (a statements_frame); see the module doc."""
     cand = slow_statements(statements, min_latency)
     if len(cand) < min_statements:
-        return _frame([], statements)
+        return pileup_frame([], statements)
     end_lo = seconds(cand["end"])
     order = np.argsort(end_lo, kind="stable")
     labels = cand.index.to_numpy()[order]
@@ -254,7 +254,7 @@ def find_pileups(statements: pd.DataFrame, min_latency=0.5, min_statements=3, mi
         found.extend(_piles_in_chain(chain, end_lo, end_hi, qt, labels, min_statements,
                                      min_common, start_window, release_slack, min_duration))
     found.sort(key=lambda p: p[0])
-    return _frame(found, statements)
+    return pileup_frame(found, statements)
 
 
 def _piles_in_chain(idx, end_lo, end_hi, qt, labels, min_statements, min_common,
@@ -276,7 +276,8 @@ def _piles_in_chain(idx, end_lo, end_hi, qt, labels, min_statements, min_common,
     return out
 
 
-def _frame(found, statements) -> pd.DataFrame:
+def pileup_frame(found, statements) -> pd.DataFrame:
+    """One PILEUP_COLUMNS row per (start, end, member labels) of `found`."""
     rows = []
     for start, end, members in found:
         row = {"start": start, "end": end, "duration_s": round(end - start, 3),

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from binlogkit.analysis.pileups import (
-    PILEUP_COLUMNS, describe, find_pileups, seconds, slow_statements,
+    PILEUP_COLUMNS, find_pileups, pileup_frame, seconds, slow_statements,
 )
 
 __all__ = ["find_stalls", "find_spread", "attribute", "cadence", "STALL_COLUMNS",
@@ -84,18 +84,12 @@ def find_spread(statements: pd.DataFrame, exclude=(), min_latency=0.5, min_concu
                 periods[-1][1] = pts[k + 1]
             else:
                 periods.append([pts[k], pts[k + 1]])
-    rows = []
+    found = []
     for a, b in periods:
         if b - a < min_duration:
             continue
-        members = cand.index[(t0 < b) & (t1 > a)]
-        row = {"start": a, "end": b, "duration_s": round(b - a, 3), "members": list(members)}
-        row.update(describe(statements.loc[members]))
-        rows.append(row)
-    df = pd.DataFrame(rows, columns=PILEUP_COLUMNS)
-    for col in ("start", "end"):
-        df[col] = pd.to_datetime(df[col].astype("float64") * 1e6, unit="us", utc=True)
-    return df
+        found.append((a, b, cand.index[(t0 < b) & (t1 > a)]))
+    return pileup_frame(found, statements)
 
 
 def find_stalls(statements, rotations=None, restarts=None, covered=None, min_latency=0.5,
