@@ -101,6 +101,15 @@ PIECES = ["SELECT", "select", " * FROM ", "t", "users_", "`db`.`t", "`", " WHERE
           ".", "b'", "call ", "md", "5_"]
 
 
+@pytest.mark.parametrize("query", [b"use 00use SELECT", b"/*c*/use 12use t", b"USE 7x 0use db",
+                                   b"use db7", b"use 5"])
+def test_keys_of_use_statements_keep_their_digits(query):
+    # the `use` rule returns the text before the last `use x` as it is, digits included
+    fp = Fingerprinter()
+    assert fp.keys([query, query.replace(b"0", b"00")]) == [
+        Fingerprinter().compute(query), Fingerprinter().compute(query.replace(b"0", b"00"))]
+
+
 def test_keys_equal_fingerprints():
     hypothesis = pytest.importorskip("hypothesis")
     st = hypothesis.strategies

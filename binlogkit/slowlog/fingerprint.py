@@ -96,7 +96,8 @@ class Fingerprinter:
         that of its *skeleton*, the query with each digit run replaced by
         ``0``.  Each distinct skeleton is fingerprinted once; skeletons a special
         case could apply to (CALL, administrator commands, mysqldump and
-        percona-toolkit comments, whose output keeps digits) fall back to
+        percona-toolkit comments, and ``use`` statements, whose output keeps
+        digits: ``use 00use x`` -> ``use 00use ?``) fall back to
         :meth:`__call__`.  A batch is looked up by its queries with every digit
         turned into ``0`` (one ``bytes.translate`` of the joined batch; runs not
         yet shortened), a cheap first key that maps to the skeleton's result.
@@ -130,20 +131,15 @@ class Fingerprinter:
         if got is None:
             if len(memo) > self._memo_size:
                 memo.clear()
-            got = memo[skel] = False if _skeleton_special(skel) else self.compute(skel)
+            special = _skeleton_special(skel) or _strip(skel)[:4].lower() == b"use "
+            got = memo[skel] = False if special else self.compute(skel)
         return got
 
     def compute(self, q: bytes) -> bytes:
         special = _special_case(q)
         if special is not None:
             return special
-        m = _MULTI_INSERT.match(q)
-        if m:
-            q = m.group(1)
-        if b"/*" in q:
-            q = _ML_COMMENT.sub(b"", q)
-        if b"--" in q or b"#" in q:
-            q = _OL_COMMENT.sub(b"", q)
+        q = _strip(q)
         q, n = _USE.subn(b"use ?", q, count=1) if q[:4].lower() == b"use " else (q, 0)
         if n:
             return q
@@ -186,6 +182,18 @@ def _special_case(q: bytes):
     if m:
         return m.group(1).lower()
     return None
+
+
+def _strip(q: bytes) -> bytes:
+    """The first tuple of a multi-row INSERT/REPLACE, comments removed."""
+    m = _MULTI_INSERT.match(q)
+    if m:
+        q = m.group(1)
+    if b"/*" in q:
+        q = _ML_COMMENT.sub(b"", q)
+    if b"--" in q or b"#" in q:
+        q = _OL_COMMENT.sub(b"", q)
+    return q
 
 
 def _skeleton_special(s: bytes) -> bool:
