@@ -44,7 +44,7 @@ _MULTI_INSERT = re.compile(
     rb"((?:INSERT|REPLACE)(?: IGNORE)?\s+INTO.+?VALUES\s*\(.*?\))\s*,\s*\(", _I | _S)
 _ML_COMMENT = re.compile(rb"/\*[^!].*?\*/", _S)
 _OL_COMMENT = re.compile(rb"(?:--|#)[^'\"\r\n]*(?=[\r\n]|\Z)")
-_USE = re.compile(rb"use \S+(?=\n?\Z)", _I)
+_USE = re.compile(rb"\Ause \S+(?=\n?\Z)", _I)
 _ESC_QUOTE = re.compile(rb"\\[\"']")
 _DQ = re.compile(rb'".*?"', _S)
 _SQ = re.compile(rb"'.*?'", _S)
@@ -96,8 +96,7 @@ class Fingerprinter:
         that of its *skeleton*, the query with each digit run replaced by
         ``0``.  Each distinct skeleton is fingerprinted once; skeletons a special
         case could apply to (CALL, administrator commands, mysqldump and
-        percona-toolkit comments, and ``use`` statements, whose output keeps
-        digits: ``use 00use x`` -> ``use 00use ?``) fall back to
+        percona-toolkit comments, whose output keeps digits) fall back to
         :meth:`__call__`.  A batch is looked up by its queries with every digit
         turned into ``0`` (one ``bytes.translate`` of the joined batch; runs not
         yet shortened), a cheap first key that maps to the skeleton's result.
@@ -131,8 +130,7 @@ class Fingerprinter:
         if got is None:
             if len(memo) > self._memo_size:
                 memo.clear()
-            special = _skeleton_special(skel) or _strip(skel)[:4].lower() == b"use "
-            got = memo[skel] = False if special else self.compute(skel)
+            got = memo[skel] = False if _skeleton_special(skel) else self.compute(skel)
         return got
 
     def compute(self, q: bytes) -> bytes:
