@@ -8,11 +8,32 @@ MANIFEST = load_manifest()
 # Row pseudo-SQL (-v, -vv, decode-rows with -v) is checked by test_rows_verbose.py.
 VERBOSE_CASES = {"v", "vv", "vv_decode_rows", "vv_no_row_count", "stdin_vv",
                  "flashback_vv", "bad_truncated_event_vv", "flashback_vv_tail",
-                 "flashback_v_statements", "rewrite_db_renames"}
+                 "flashback_v_statements", "rewrite_db_renames",
+                 "alter_two_phase_vv_decode_rows", "compressed_columns_v",
+                 "compressed_columns_vv_decode_rows", "compressed_columns_flashback_v", "gtid_wrap_v"}
 # Recorded options binlogkit does not implement yet; each must still fail
 # (strict xfail), so support landing later shows up here.
 NOT_YET = {
 }
+# Known differences found by bench/explore_mariadb.py on binlogs the fixtures did not
+# cover (bench/explore_findings.md has the reproducer and the suspected cause of each F<n>).
+_ALTER = ("F3: binlog_alter_two_phase: GTID START/COMMIT/ROLLBACK ALTER flags not printed, "
+          "the ALTER Query not printed as BINLOG base64, Query status GTID_FLAGS3 misparsed")
+NOT_YET.update({
+    "alter_two_phase_default": _ALTER,
+    "alter_two_phase_short_form": _ALTER,
+    "alter_two_phase_hexdump": _ALTER,
+    "alter_two_phase_base64_never": _ALTER,
+    "collations_default": "F1: collation ids above 1023 (utf8mb4_uca1400_ai_ci = 2304) are unknown",
+    "collations_print_table_metadata": "F1: collation ids above 1023 (utf8mb4_uca1400_ai_ci = 2304) "
+                                       "are unknown",
+    "query_flags_default": "F4: flags2 system_versioning_insert_history is bit 30, not 29",
+    "query_flags_short_form": "F4: flags2 system_versioning_insert_history is bit 30, not 29",
+    "gtid_wrap_default": "F5: a GTID with sequence number 0 is an invalid event; in an in-use "
+                         "log the real tool stops there as at EOF (postamble, exit 0)",
+    "encrypted_default": "F6: START_ENCRYPTION nonce printed in upper-case hex",
+    "encrypted_hexdump": "F6: START_ENCRYPTION nonce printed in upper-case hex",
+})
 
 
 def _params():
