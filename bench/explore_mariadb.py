@@ -213,6 +213,16 @@ def option_matrix(files: list[Path], tz: str, only=None):
         for k, e in enumerate(sorted(prng.sample(ev1[2:], min(5, len(ev1) - 2)))):
             m.append((f"stop_position_rand{k}", [f"--stop-position={e[0]}", "-v"], [first]))
         m.append(("stop_position_beyond", [f"--stop-position={first.stat().st_size + 1000}"], [first]))
+        # LOAD DATA events (BEGIN_LOAD_QUERY, APPEND_BLOCK, EXECUTE_LOAD_QUERY): start / stop on them
+        loads = [e for e in ev1 if e[2] in (9, 17, 18)]
+        for k, e in enumerate(loads[:4] + loads[-2:]):
+            m.append((f"load_start{k}", [f"--start-position={e[0]}", "--local-load={LOCAL}"], [first]))
+            m.append((f"load_stop{k}", [f"--stop-position={e[0]}", "--local-load={LOCAL}"], [first]))
+        if loads:
+            m.append(("load_offset", [f"--offset={ev1.index(loads[1 if len(loads) > 1 else 0])}",
+                                      "--local-load={LOCAL}"], [first]))
+            m.append(("load_database_d2", ["--database=d2", "--local-load={LOCAL}"], [first]))
+            m.append(("load_short_form", ["--short-form", "--local-load={LOCAL}"], [first]))
     for k in range(3):
         m.append((f"offset_rand{k}", [f"--offset={prng.randrange(max(1, len(allev)))}"], files))
     stamps = sorted({e[1] for _, e in allev if e[1] > 1})
