@@ -383,7 +383,7 @@ def print_unknown(p, raw, body):
 def print_start_encryption(p, raw, body):
     p.write(b"# Encryption scheme: %d, key_version: %d, nonce: %s\n"
             b"# The rest of the binlog is encrypted!\n" % (
-                body.scheme, body.key_version, body.nonce.hex().upper().encode()))
+                body.scheme, body.key_version, body.nonce.hex().encode()))
 
 
 def serialize_xid(xid):
