@@ -20,8 +20,14 @@ FALSE_WORDS = {"0", "off", "false", "no"}
 TRUE_WORDS = {"1", "on", "true", "yes"}
 
 
-def normalize_args(args):
-    """Accept mysqlbinlog spellings: underscores, --opt=0, --skip-opt, -vv."""
+# my_load_defaults' options: binlogkit reads no option files, so they change nothing
+OPTION_FILE_OPTIONS = {"no-defaults", "defaults-file", "defaults-extra-file",
+                       "defaults-group-suffix"}
+
+
+def normalize_args(args, long_names=()):
+    """Accept mysqlbinlog spellings: underscores, --opt=0, --skip-opt, -vv, the
+    option-file options, and unique prefixes of long names (my_getopt's rule)."""
     out = []
     for arg in args:
         if not arg.startswith("--") or arg == "--":
@@ -29,6 +35,9 @@ def normalize_args(args):
             continue
         name, eq, value = arg[2:].partition("=")
         name = name.replace("_", "-")
+        if name in OPTION_FILE_OPTIONS:
+            continue
+        name = _expand_prefix(name, long_names)
         if name in BOOL_OPTIONS and eq:
             word = value.lower()
             if word in FALSE_WORDS:
@@ -39,6 +48,21 @@ def normalize_args(args):
                 continue
         out.append(f"--{name}{eq}{value}")
     return out
+
+
+def _expand_prefix(name, long_names):
+    """`start-pos` -> `start-position` when exactly one long option starts so."""
+    if not long_names or name in long_names:
+        return name
+    skip = name.startswith("skip-")
+    stem = name[5:] if skip else name
+    found = [n for n in long_names if n.startswith(stem)]
+    if len(found) != 1:
+        return name
+    full = ("skip-" if skip else "") + found[0]
+    sys.stderr.write(f"Info: Using unique option prefix '{name}' is error-prone and can break in "
+                     f"the future. Please use the full name '{full}' instead.\n")
+    return full
 
 
 def id_filter_order(args):
@@ -56,7 +80,9 @@ def id_filter_order(args):
 
 class MysqlbinlogCommand(click.Command):
     def parse_args(self, ctx, args):
-        args = normalize_args(args)
+        long_names = {opt[2:] for param in self.params if isinstance(param, click.Option)
+                      for opt in param.opts if opt.startswith("--")}
+        args = normalize_args(args, long_names)
         ctx.meta["binlogkit.id_filters"] = id_filter_order(args)
         return super().parse_args(ctx, args)
 
