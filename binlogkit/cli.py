@@ -11,6 +11,8 @@ BOOL_OPTIONS = {
     "short-form", "hexdump", "force-if-open", "force-read", "verify-binlog-checksum",
     "print-row-count", "print-row-event-positions", "skip-annotate-row-events",
     "disable-log-bin", "print-table-metadata", "skip-gtids", "flashback", "gtid-strict-mode",
+    "read-from-remote-server", "read-from-remote-master", "ssl", "ssl-verify-server-cert",
+    "to-last-log", "stop-never", "raw",
 }
 # mariadb-binlog's id lists: a later list of the same kind replaces an earlier one, and
 # do/ignore conflicts are reported for the later option, so their order matters
@@ -27,9 +29,16 @@ OPTION_FILE_OPTIONS = {"no-defaults", "defaults-file", "defaults-extra-file",
 
 def normalize_args(args, long_names=()):
     """Accept mysqlbinlog spellings: underscores, --opt=0, --skip-opt, -vv, the
-    option-file options, and unique prefixes of long names (my_getopt's rule)."""
+    option-file options, unique prefixes of long names (my_getopt's rule), and
+    the password's optional value (-p / --password alone: ask)."""
     out = []
     for arg in args:
+        if arg.startswith("-p") and not arg.startswith("--"):
+            out.append("--password=" + arg[2:] if len(arg) > 2 else "--password-prompt")
+            continue
+        if arg == "--password":
+            out.append("--password-prompt")
+            continue
         if not arg.startswith("--") or arg == "--":
             out.append(arg)
             continue
@@ -111,11 +120,11 @@ def main():
     """Exact, fast tools for MySQL/MariaDB binary logs and slow query logs."""
 
 
-def _bool(name, short=None, default=False, help=""):
+def _bool(name, short=None, default=False, help="", hidden=False):
     decls = [f"--{name}/--skip-{name}"]
     if short:
         decls.insert(0, short)
-    return click.option(*decls, default=default, help=help)
+    return click.option(*decls, default=default, help=help, hidden=hidden)
 
 
 @main.command("print", cls=MysqlbinlogCommand)
@@ -160,6 +169,38 @@ def _bool(name, short=None, default=False, help=""):
 @click.option("--include-gtids", default=None, help="MySQL: print only transactions of this GTID set.")
 @click.option("--exclude-gtids", default=None, help="MySQL: leave out transactions of this GTID set.")
 @_bool("skip-gtids", help="MySQL: print no GTID statements (and no Previous-GTIDs).")
+@_bool("read-from-remote-server", "-R", help="Read binlogs from a server (COM_BINLOG_DUMP).")
+@click.option("--read-from-remote-source", default=None,
+              type=click.Choice(["BINLOG-DUMP-NON-GTIDS", "BINLOG-DUMP-GTIDS"], case_sensitive=False),
+              help="MySQL: -R, or a GTID dump (COM_BINLOG_DUMP_GTID) with --exclude-gtids.")
+@_bool("read-from-remote-master", hidden=True)
+@click.option("-h", "--host", default=None, help="Get the binlog from server.")
+@click.option("-P", "--port", type=int, default=0, help="Port number to use for connection.")
+@click.option("-S", "--socket", default=None, help="The socket file to use for connection.")
+@click.option("-u", "--user", default=None, help="Connect to the remote server as username.")
+@click.option("--password", default=None, help="Password (-p alone: ask on the terminal).")
+@click.option("--password-prompt", is_flag=True, hidden=True)
+@click.option("--protocol", default=None, help="The protocol to use for connection (tcp, socket).")
+@_bool("ssl", help="Enable TLS for the connection.")
+@click.option("--ssl-ca", default=None, help="CA file in PEM format (implies --ssl).")
+@click.option("--ssl-capath", default=None, help="CA directory (implies --ssl).")
+@click.option("--ssl-cert", default=None, help="X509 cert in PEM format (implies --ssl).")
+@click.option("--ssl-key", default=None, help="X509 key in PEM format (implies --ssl).")
+@click.option("--ssl-cipher", default=None, help="TLS cipher to use (implies --ssl).")
+@click.option("--ssl-crl", default=None, hidden=True)
+@click.option("--ssl-crlpath", default=None, hidden=True)
+@click.option("--tls-version", default=None, hidden=True)
+@_bool("ssl-verify-server-cert", help="Verify the server's certificate and host name.")
+@click.option("--default-auth", default=None, hidden=True)
+@click.option("--plugin-dir", default=None, hidden=True)
+@click.option("--connection-server-id", "--stop-never-slave-server-id", "connection_server_id",
+              type=int, default=None, help="Server id to connect with (--stop-never: default 1).")
+@_bool("to-last-log", "-t", help="With -R: go on to the end of the server's last binlog.")
+@_bool("stop-never", help="With -R: wait for more events instead of stopping (implies -t).")
+@_bool("raw", help="With -R: write the binlog files as they are (--result-file: name prefix).")
+@click.option("--connect-retries", type=int, default=None,
+              help="With --raw: reconnect attempts after a lost connection "
+                   "(default: unlimited with --stop-never, else 0).")
 @click.option("--traceback", is_flag=True, hidden=True)
 def print_cmd(files, **kw):
     """Print binary logs exactly as mariadb-binlog (mysqlbinlog) does.

@@ -15,6 +15,7 @@ COMMON_HEADER = struct.Struct("<IBIIIH")
 LOG_EVENT_HEADER_LEN = COMMON_HEADER.size  # 19
 EVENT_TYPE_OFFSET = 4
 EVENT_LEN_OFFSET = 9
+FLAGS_OFFSET = 17
 BINLOG_CHECKSUM_LEN = 4
 
 # Format_description: binlog_version, server_version[50], create_timestamp, header_len

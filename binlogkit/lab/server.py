@@ -4,8 +4,9 @@
         srv.sql("CREATE DATABASE d")
         files = srv.binlog_files()
 
-The server listens only on a unix socket (``--skip-networking``) and is always
-shut down and removed on exit, also when startup fails.
+The server listens only on a unix socket (``--skip-networking``), or with
+``port=`` also on 127.0.0.1 (``port=0``: a free port), and is always shut down
+and removed on exit, also when startup fails.
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ def server_available() -> bool:
     return _mariadbd() is not None and _install_db() is not None
 
 
+def _free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def _opt(key: str, value) -> str:
     key = key.replace("_", "-")
     if value is True or value is None:
@@ -66,13 +75,16 @@ class MariaDBServer:
 
     def __init__(self, options: dict | None = None, env: dict | None = None,
                  basedir: str | os.PathLike | None = None,
-                 startup_timeout: float = 60.0, server_env: dict | None = None):
+                 startup_timeout: float = 60.0, server_env: dict | None = None,
+                 port: int | None = None):
         self.options = dict(options or {})
         self.env = dict(os.environ)
         self.env.update(env or {})
         # extra variables for the mariadbd process only (e.g. LD_PRELOAD)
         self.server_env = dict(server_env or {})
         self.startup_timeout = startup_timeout
+        # port: also listen on 127.0.0.1:port (0 picks a free one); None: socket only
+        self.port = _free_port() if port == 0 else port
         self._own_base = basedir is None
         self.basedir = Path(basedir) if basedir else Path(tempfile.mkdtemp(prefix="binlogkit-lab-"))
         self.datadir = self.basedir / "data"
@@ -107,6 +119,11 @@ class MariaDBServer:
             raise RuntimeError("mariadbd / mariadb-install-db not found")
         self.datadir.mkdir(parents=True, exist_ok=True)
         self.tmpdir.mkdir(parents=True, exist_ok=True)
+        if not (self.datadir / "mysql").is_dir():    # a restart keeps its datadir
+            self._install(install_db)
+        self._start_mariadbd(mariadbd)
+
+    def _install(self, install_db: str) -> None:
         r = subprocess.run(
             [install_db, "--no-defaults", f"--datadir={self.datadir}", "--user=root",
              "--auth-root-authentication-method=normal", "--skip-test-db",
@@ -114,9 +131,11 @@ class MariaDBServer:
             env=self.env, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"mariadb-install-db failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+
+    def _start_mariadbd(self, mariadbd: str) -> None:
         cmd = [mariadbd, "--no-defaults", f"--datadir={self.datadir}",
                f"--socket={self.socket}", f"--pid-file={self.pid_file}",
-               "--skip-networking", "--user=root", f"--log-error={self.error_log}",
+               *self._network_options(), "--user=root", f"--log-error={self.error_log}",
                f"--tmpdir={self.tmpdir}", "--innodb-buffer-pool-size=32M",
                "--innodb-log-file-size=16M"]
         cmd += [_opt(k, v) for k, v in self.options.items()]
@@ -139,6 +158,11 @@ class MariaDBServer:
                                    f"within {self.startup_timeout}s:\n" + self._log_tail())
             time.sleep(0.1)
 
+    def _network_options(self) -> list[str]:
+        if self.port is None:
+            return ["--skip-networking"]
+        return [f"--port={self.port}", "--bind-address=127.0.0.1"]
+
     def stop(self, timeout: float = 60.0) -> None:
         """Clean shutdown (the server writes a STOP event); idempotent."""
         proc, self.proc = self.proc, None
@@ -158,8 +182,13 @@ class MariaDBServer:
             proc.kill()
             proc.wait()
 
+    def restart(self) -> None:
+        """Clean shutdown, then start again on the same datadir."""
+        self.stop()
+        self.start()
+
     def kill(self) -> None:
-        """Hard kill (no STOP event)."""
+        """Hard kill (SIGKILL: no STOP event, the binlog keeps its in-use flag)."""
         proc, self.proc = self.proc, None
         if proc is not None and proc.poll() is None:
             proc.kill()

@@ -158,6 +158,17 @@ def _dump(files, out, options, zone, kw):
     dump_mysql(files, out, options, zone, gtids, warn=_warn, error=_error)
 
 
+def _dump_remote(files, out, options, zone, kw, remote):
+    """print -R: the flavor is the server's."""
+    flavor = (kw.get("flavor") or "auto").lower()
+    if flavor == "auto":
+        flavor = "mariadb" if remote.server_is_mariadb() else "mysql"
+    if flavor != "mariadb":
+        raise BinlogkitError("print -R prints MariaDB servers' binlogs only; for a MySQL "
+                             "server use --raw and print the copied files")
+    dump(files, out, options, zone, warn=_warn, error=_error, remote=remote)
+
+
 def _check_mysql_options(options, kw):
     """Options only the MariaDB printer has."""
     mariadb_only = [name for name, used in (
@@ -173,17 +184,35 @@ def _check_mysql_options(options, kw):
         raise BinlogkitError("--server-id: mysqlbinlog takes one number")
 
 
+def remote_requested(kw):
+    """-R, --read-from-remote-master, or MySQL's --read-from-remote-source."""
+    return bool(kw.get("read_from_remote_server") or kw.get("read_from_remote_master")
+                or kw.get("read_from_remote_source"))
+
+
 def run_print(files, kw):
     """Run the print command; returns the exit status."""
     out = None
     try:
+        if kw.get("raw"):
+            if not remote_requested(kw):
+                raise BinlogkitError("The --raw mode only works with --read-from-remote-server")
+            from binlogkit.printer.remote_command import run_raw
+            return run_raw(list(files), kw)
         zone = load_zone(kw["timezone"])
         options = build_options(kw, zone)
+        remote = None
+        if remote_requested(kw):
+            from binlogkit.printer.remote_command import remote_source
+            remote = remote_source(kw, options)
         if kw["result_file"]:
             out = open(kw["result_file"], "wb")
         else:
             out = sys.stdout.buffer
-        _dump(list(files), out, options, zone, kw)
+        if remote is not None:
+            _dump_remote(list(files), out, options, zone, kw, remote)
+        else:
+            _dump(list(files), out, options, zone, kw)
         out.flush()
         return 0
     except BinlogkitError as exc:   # BinlogError included

@@ -6,6 +6,7 @@ preamble, per-file DELIMITER blocks, the event filters of `process_event`
 and the postamble.  Errors raise `BinlogError` after the partial output has
 been written, so the CLI can print one line and exit 1 like the real tool.
 """
+import functools
 import os
 
 from binlogkit._accel import speedups
@@ -71,8 +72,9 @@ class StopDump(Exception):
 class Printer:
     """Writes mariadb-binlog text for a sequence of binlog files."""
 
-    def __init__(self, out, options, zone):
+    def __init__(self, out, options, zone, remote=None):
         self.out = out
+        self.remote = remote        # printer.remote.RemoteSource for -R, else local files
         self.options = options
         self.zone = zone
         self._times = {}
@@ -240,13 +242,18 @@ class Printer:
         self.state = PrintState()
         self._fast_context = None
         self.write(b"DELIMITER /*!*/;\n")
-        reader = BinlogReader(path, start_position=start_position,
-                              verify_checksum=self.options.verify_checksum, stream=stream)
+        if self.remote is None:
+            reader = BinlogReader(path, start_position=start_position,
+                                  verify_checksum=self.options.verify_checksum, stream=stream)
+            dump_events = self._dump_events
+        else:       # -R: dump_remote_log_entries
+            reader = self.remote.reader(path, self.options.verify_checksum)
+            dump_events = functools.partial(self.remote.dump_events, self)
         self.current_file = reader.display_name
         stopped = False
         try:
             with reader:
-                self._dump_events(reader, start_position, stop_position)
+                dump_events(reader, start_position, stop_position)
         except StopDump:
             stopped = True
         except BinlogError as exc:   # decoders know the offset, not the file
@@ -591,12 +598,13 @@ EVENT_HANDLERS = {
 EVENT_HANDLERS.update({code: handle_rows for code in L.ROWS_EVENT_TYPES})
 
 
-def dump(paths, out, options, zone, warn=None, error=None):
+def dump(paths, out, options, zone, warn=None, error=None, remote=None):
     """Print `paths` like mariadb-binlog; returns normally or raises BinlogError.
 
     `warn` and `error` get the WARNING / ERROR lines the real tool writes
-    to stderr besides the one error a BinlogkitError carries."""
-    printer = Printer(out, options, zone)
+    to stderr besides the one error a BinlogkitError carries.  With `remote`
+    (a printer.remote.RemoteSource) the paths are log names on a server."""
+    printer = Printer(out, options, zone, remote)
     printer.warn = warn or (lambda msg: None)
     printer.error = error or (lambda msg: None)
     printer.preamble()

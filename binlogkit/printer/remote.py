@@ -1,0 +1,129 @@
+"""`print -R`: mariadb-binlog's dump_remote_log_entries over the same printer.
+
+Each log named on the command line is one COM_BINLOG_DUMP on a new
+connection.  Events are numbered as the real tool numbers them: from the start
+position on, each event adds its size, except the server's fake events (a
+Rotate with timestamp 0, and a Format_description anywhere but at offset 4),
+which keep the offset they arrive at.  Without --to-last-log the fake Rotate
+naming the requested log is not printed, and one naming another log ends the
+dump; with it (and with --stop-never) every fake Rotate is printed.
+"""
+from binlogkit.binlog import layout as L
+from binlogkit.binlog.events import decode_event
+from binlogkit.binlog.reader import BinlogReader
+from binlogkit.errors import BinlogError
+from binlogkit.remote.protocol import (
+    BINLOG_DUMP_NON_BLOCK, BINLOG_SEND_ANNOTATE_ROWS_EVENT, DumpStream, ServerError,
+)
+
+_unpack_header = L.COMMON_HEADER.unpack_from
+
+
+class RemoteReader(BinlogReader):
+    """The reader interface the printer uses, over events from a dump."""
+
+    def __init__(self, logname, verify_checksum=False):
+        super().__init__(logname, verify_checksum=verify_checksum)
+        self.display_name = logname
+
+    def open(self):
+        return self
+
+    def close(self):
+        pass
+
+    def frame(self, data, pos):
+        """A RawEvent at (virtual) offset `pos`; a Format_description is adopted."""
+        if len(data) < L.LOG_EVENT_HEADER_LEN:
+            raise BinlogError(f"Event too short ({len(data)} bytes) from server", path=self.path,
+                              offset=pos)
+        header = _unpack_header(data, 0)
+        if header[3] != len(data):
+            raise BinlogError(f"Event length {header[3]} in the header, {len(data)} bytes "
+                              "received", path=self.path, offset=pos, type_code=header[1])
+        event = self._frame(pos, header, data)
+        self.in_use = False     # the server clears the flag in what it sends
+        return event
+
+
+class RemoteSource:
+    """What `print -R` needs to know: where to connect and how to dump."""
+
+    def __init__(self, connect, *, to_last_log=False, stop_never=False, server_id=0,
+                 skip_annotate_row_events=False, start_gtids=None, flush_each=None):
+        self.connect = connect              # () -> authenticated pymysql connection
+        self.stop_never = stop_never
+        self.to_last_log = to_last_log or stop_never
+        self.server_id = server_id
+        self.skip_annotate_row_events = skip_annotate_row_events
+        self.start_gtids = start_gtids      # "D-S-N,..." for @slave_connect_state
+        self.flush_each = stop_never if flush_each is None else flush_each
+
+    def server_is_mariadb(self):
+        """From SELECT VERSION(); when the server cannot be reached, the dump
+        itself reports it (after the preamble, as mariadb-binlog does)."""
+        try:
+            stream = DumpStream(self.connect())
+        except ServerError:
+            return True
+        try:
+            return "mariadb" in str(stream.server_version()).lower()
+        except ServerError:
+            return True
+        finally:
+            stream.close()
+
+    def reader(self, logname, verify_checksum=False):
+        return RemoteReader(logname, verify_checksum)
+
+    def open_stream(self, logname, start_position):
+        stream = DumpStream(self.connect())
+        stream.server_version()
+        stream.prepare(gtid_state=self.start_gtids)
+        flags = 0
+        if not self.skip_annotate_row_events:
+            flags |= BINLOG_SEND_ANNOTATE_ROWS_EVENT
+        if not self.stop_never:
+            flags |= BINLOG_DUMP_NON_BLOCK
+        server_id = (self.server_id or 1) if self.stop_never else 0
+        stream.request(logname, start_position, server_id=server_id, flags=flags)
+        return stream
+
+    def dump_events(self, printer, reader, start_position, stop_position):
+        """handle_event_text_mode for each event of one dump."""
+        logname = reader.display_name
+        stream = self.open_stream(logname, min(start_position, 0xFFFFFFFF))
+        try:
+            self._dump(printer, reader, stream, start_position, stop_position)
+        except ServerError as exc:
+            raise BinlogError(f"Got error reading packet from server: {exc.message}",
+                              path=logname) from None
+        finally:
+            stream.close()
+
+    def _dump(self, printer, reader, stream, old_off, stop_position):
+        logname = reader.display_name.encode()
+        process = printer.process_event
+        for data in stream.events():
+            raw = reader.frame(data, old_off)
+            type_code = raw.type_code
+            advance = True
+            if type_code == L.ROTATE_EVENT and raw.when == 0:
+                advance = False     # a fake Rotate: not in the log
+                if not self.to_last_log:
+                    if decode_event(raw, reader.fde).new_log_ident != logname:
+                        return
+                    continue
+            elif type_code == L.FORMAT_DESCRIPTION_EVENT:
+                printer._adopt_format(reader)
+                if old_off != L.BIN_LOG_HEADER_SIZE:
+                    advance = False
+            elif type_code == L.HEARTBEAT_LOG_EVENT:
+                continue
+            process(reader, raw, stop_position)
+            if self.flush_each:
+                printer.flush()
+                printer.out.flush()
+            if advance:
+                old_off += len(data)
+

@@ -1,0 +1,115 @@
+"""`print -R` and `print -R --raw`: connection options in, a source or a backup out."""
+import getpass
+import signal
+import sys
+import time
+
+from binlogkit.errors import BinlogkitError
+from binlogkit.remote.connection import ConnectOptions, connect
+
+
+def connect_options(kw):
+    """mysqlbinlog's connection options -> ConnectOptions (-p alone asks on the terminal)."""
+    password = kw.get("password")
+    if kw.get("password_prompt"):
+        password = _ask_password()
+    return ConnectOptions(
+        host=kw.get("host"), port=kw.get("port") or 0, socket=kw.get("socket"),
+        user=kw.get("user"), password=password, protocol=kw.get("protocol"),
+        ssl=bool(kw.get("ssl")), ssl_ca=kw.get("ssl_ca"), ssl_capath=kw.get("ssl_capath"),
+        ssl_cert=kw.get("ssl_cert"), ssl_key=kw.get("ssl_key"), ssl_cipher=kw.get("ssl_cipher"),
+        ssl_verify_server_cert=bool(kw.get("ssl_verify_server_cert")))
+
+
+def _ask_password():
+    try:
+        return getpass.getpass("Enter password: ")
+    except (EOFError, KeyboardInterrupt):
+        return ""
+
+
+def _connector(options):
+    return lambda: connect(options)
+
+
+def remote_source(kw, print_options):
+    from binlogkit.printer.remote import RemoteSource
+    start_gtids = None
+    if print_options.start_gtids is not None:
+        start_gtids = ",".join("%d-%d-%d" % gtid for gtid in print_options.start_gtids)
+    if (kw.get("read_from_remote_source") or "").upper() == "BINLOG-DUMP-GTIDS":
+        raise BinlogkitError("--read-from-remote-source=BINLOG-DUMP-GTIDS needs a MySQL server; "
+                             "print -R prints MariaDB servers' binlogs")
+    return RemoteSource(_connector(connect_options(kw)), to_last_log=kw.get("to_last_log"),
+                        stop_never=kw.get("stop_never"), server_id=kw.get("connection_server_id") or 0,
+                        skip_annotate_row_events=kw.get("skip_annotate_row_events"),
+                        start_gtids=start_gtids)
+
+
+def run_raw(files, kw):
+    """-R --raw: copy the named logs (with -t / --stop-never: and all after them)."""
+    from binlogkit.remote.backup import RawBackup
+    connect_opts = connect_options(kw)
+    prefix = kw.get("result_file") or ""
+    status = _status_line if sys.stderr.isatty() else None
+    stop = _StopOnSignal()
+    code = 0
+    try:
+        for name in (files[:1] if kw.get("to_last_log") or kw.get("stop_never") else files):
+            backup = RawBackup(_connector(connect_opts), name, prefix=prefix,
+                               stop_never=kw.get("stop_never"), to_last_log=kw.get("to_last_log"),
+                               server_id=kw.get("connection_server_id") or 0,
+                               retries=kw.get("connect_retries"), status=status, notice=_notice)
+            stop.backup = backup
+            backup.run()
+    except _Stopped:
+        pass
+    finally:
+        stop.restore()
+        if status is not None:
+            sys.stderr.write("\n")
+    return code
+
+
+class _Stopped(Exception):
+    pass
+
+
+class _StopOnSignal:
+    """SIGTERM / SIGINT end the backup cleanly: the copy is cut back to its last
+    complete group and synced (RawBackup.run's finally)."""
+
+    def __init__(self):
+        self.backup = None
+        self.saved = {sig: signal.signal(sig, self._handler)
+                      for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def _handler(self, signum, frame):
+        raise _Stopped()
+
+    def restore(self):
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+
+
+def _notice(message):
+    sys.stderr.write(f"binlogkit: {message}\n")
+    sys.stderr.flush()
+
+
+_last_status = [0.0, 0, 0.0]
+
+
+def _status_line(backup):
+    now = time.monotonic()
+    last = _last_status
+    if now - last[0] < 0.5:
+        return
+    rate = (backup.events - last[1]) / (now - last[0]) if last[0] else 0.0
+    last[:] = [now, backup.events, rate]
+    behind = max(0, int(time.time()) - getattr(backup, "last_when", int(time.time())))
+    copy = backup.copy
+    sys.stderr.write(f"\r{copy.name} {copy.size} {rate:.0f} events/s {behind} s behind   ")
+    sys.stderr.flush()
+
+

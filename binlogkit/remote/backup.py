@@ -1,0 +1,200 @@
+"""`print -R --raw [--stop-never]`: binlog files copied from a server, byte for byte.
+
+Beyond mysqlbinlog --raw, the copy survives faults.  After a lost connection
+(dump thread killed, server restarted or killed, network) it reconnects with
+backoff and asks for the events after the last complete event group it wrote,
+so a copy never ends in a partial event or transaction and no event is
+written twice or skipped.  Each event's CRC32 is checked on arrival; a file
+is fsynced when it is complete.  When the file it needs is gone from the
+server (purged, RESET MASTER) or is another file under the same name, it
+stops with one error line instead of leaving a silent gap.
+
+The server clears the in-use flag of the format description event it
+sends; the copy of the log the server is writing has the flag set, as the
+server's own file has, and cleared once a Rotate or Stop event ends it.  A
+log that ended in a crash keeps the flag, as on the server.
+"""
+import os
+import time
+
+from binlogkit.binlog import layout as L
+from binlogkit.binlog.events import decode_event
+from binlogkit.binlog.reader import BinlogReader
+from binlogkit.errors import BinlogError, BinlogkitError
+from binlogkit.remote.groups import GroupTracker
+from binlogkit.remote.localcopy import LocalCopy, resume_point
+from binlogkit.remote.protocol import (
+    BINLOG_DUMP_NON_BLOCK, BINLOG_SEND_ANNOTATE_ROWS_EVENT, ER_MASTER_FATAL_ERROR_READING_BINLOG,
+    ConnectionLost, DumpStream, ServerError,
+)
+
+_unpack_header = L.COMMON_HEADER.unpack_from
+
+
+class BackupStopped(Exception):
+    """SIGTERM / SIGINT: end cleanly."""
+
+
+class GapError(BinlogkitError):
+    """The server no longer has what the copy needs next."""
+
+
+class Framer(BinlogReader):
+    """BinlogReader's event framing (checksums, format changes) for received bytes."""
+
+    def __init__(self, name):
+        super().__init__(name, verify_checksum=True)
+
+    def frame(self, data, pos):
+        header = _unpack_header(data, 0)
+        if header[3] != len(data) or len(data) < L.LOG_EVENT_HEADER_LEN:
+            raise BinlogError(f"Event length {header[3]} in the header, {len(data)} bytes "
+                              "received", path=self.path, offset=pos, type_code=header[1])
+        return self._frame(pos, header, data)
+
+
+class RawBackup:
+    """Copies binlogs from `first_log` on into files named prefix + log name."""
+
+    def __init__(self, connect, first_log, *, prefix="", stop_never=False, to_last_log=False,
+                 server_id=0, retries=None, heartbeat=None, status=None, notice=None,
+                 sleep=time.sleep):
+        self.connect = connect
+        self.first_log = first_log
+        self.prefix = prefix
+        self.stop_never = stop_never
+        self.to_last_log = to_last_log or stop_never
+        self.server_id = (server_id or 1) if stop_never else server_id
+        self.retries = retries if retries is not None else (None if stop_never else 0)
+        self.heartbeat = heartbeat if heartbeat is not None else (5.0 if stop_never else None)
+        self.status = status            # callable(copy, events) for a progress line, or None
+        self.notice = notice or (lambda message: None)
+        self.sleep = sleep
+        self.copy = None                # LocalCopy of the log being received
+        self.events = 0
+        self.reconnects = 0
+
+    # -- the loop -------------------------------------------------------------
+    def run(self):
+        """Copy until the end (or for ever with stop_never); raises on errors."""
+        logname, position = resume_point(self.prefix, self.first_log, self.notice)
+        if position > L.BIN_LOG_HEADER_SIZE:
+            self.copy = LocalCopy.resume(self.prefix, logname, position)
+        failures = 0
+        try:
+            while True:
+                try:
+                    if self._dump(logname, position):
+                        return
+                except ConnectionLost as exc:
+                    failures += 1
+                    if self.retries is not None and failures > self.retries:
+                        raise
+                    self._pause(failures, exc)
+                except BinlogError as exc:      # a bad event (CRC): fetch it again
+                    failures += 1
+                    if failures > 5 or (self.retries is not None and failures > self.retries):
+                        raise
+                    self.notice(f"{exc}; fetching it again")
+                if self.copy is not None:
+                    self.copy.discard_pending()
+                    if self.copy.fd is None:        # complete: ask for what follows it
+                        logname, position = self.copy.name, self.copy.size
+                    else:
+                        logname, position = self.copy.name, self.copy.safe_end
+        finally:
+            if self.copy is not None:
+                self.copy.close()
+
+    def _pause(self, failures, exc):
+        self.reconnects += 1
+        delay = min(0.2 * 2 ** min(failures - 1, 6), 10.0)
+        self.notice(f"connection lost ({exc.message}); reconnecting in {delay:.1f} s")
+        self.sleep(delay)
+
+    def _dump(self, logname, position):
+        """One COM_BINLOG_DUMP from (logname, position); True when the copy is done."""
+        try:
+            stream = DumpStream(self.connect())
+        except ServerError as exc:
+            if self.retries == 0:
+                raise
+            raise ConnectionLost(exc.message, exc.errno) from None
+        try:
+            stream.prepare(heartbeat=self.heartbeat)
+            flags = BINLOG_SEND_ANNOTATE_ROWS_EVENT
+            if not self.stop_never:
+                flags |= BINLOG_DUMP_NON_BLOCK
+            stream.request(logname, position, server_id=self.server_id, flags=flags)
+            return self._receive(stream, logname, position)
+        except ServerError as exc:
+            if exc.errno == ER_MASTER_FATAL_ERROR_READING_BINLOG:
+                raise GapError(f"{logname} at {position}: the server cannot send it "
+                               f"({exc.message}); it was purged or the binlog history "
+                               "was reset: stopping, so the copy has no gap") from None
+            raise
+        finally:
+            stream.close()
+
+    def _receive(self, stream, logname, position):
+        framer = Framer(logname)
+        resuming = position > L.BIN_LOG_HEADER_SIZE
+        groups = GroupTracker()
+        for data in stream.events():
+            type_code = data[4]
+            if type_code == L.HEARTBEAT_LOG_EVENT:
+                self._show()
+                continue
+            raw = framer.frame(data, self.copy.size if self.copy else 0)
+            if type_code == L.ROTATE_EVENT and raw.when == 0:
+                name = decode_event(raw, framer.fde).new_log_ident.decode()
+                if not self._switch(name, logname, resuming):
+                    return True
+                resuming = self.copy.size > L.BIN_LOG_HEADER_SIZE
+                groups.reset()
+                continue
+            if type_code == L.FORMAT_DESCRIPTION_EVENT and resuming:
+                self.copy.check_same_log(raw)
+                resuming = False
+                continue
+            self._append(raw, framer, groups)
+        return True         # EOF of a non-blocking dump
+
+    def _switch(self, name, requested, resuming):
+        """A fake Rotate naming `name`: open (or go on with) its copy."""
+        copy = self.copy
+        if copy is not None and copy.name == name:
+            return True
+        if copy is not None:
+            if not self.to_last_log:
+                return False
+            copy.finish_crashed()
+        elif name != requested and not self.to_last_log:
+            return False
+        self.copy = LocalCopy.create(self.prefix, name)
+        return True
+
+    def _append(self, raw, framer, groups):
+        copy = self.copy
+        if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
+            copy.start(raw.data)
+            groups.reset()
+            return
+        body = None
+        if raw.type_code in _GROUP_TYPES:
+            body = decode_event(raw, framer.fde)
+        copy.add(raw.data)
+        self.events += 1
+        self.last_when = raw.when
+        if groups.feed(raw.type_code, body):
+            copy.group_done()
+            if raw.type_code in (L.ROTATE_EVENT, L.STOP_EVENT):
+                copy.finish_closed()
+        self._show()
+
+    def _show(self):
+        if self.status is not None and self.copy is not None:
+            self.status(self)
+
+
+_GROUP_TYPES = frozenset({L.GTID_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT})

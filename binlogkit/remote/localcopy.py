@@ -1,0 +1,217 @@
+"""The local copy of one server binlog, written a complete event group at a time.
+
+Events of the group being received wait in memory (up to MAX_PENDING bytes)
+and go to the file when the group is complete; `safe_end` is the offset after
+the last complete group.  After a failure `discard_pending()` cuts the file
+back to `safe_end`, where the next dump resumes.
+
+`resume_point(prefix, first_log)` finds where an earlier run stopped: it
+follows the local copies from `first_log` through their Rotate events and
+returns (log name, offset after the last complete group of the last copy).
+"""
+import os
+
+from binlogkit.binlog import layout as L
+from binlogkit.binlog.events import decode_event
+from binlogkit.binlog.reader import BinlogReader
+from binlogkit.errors import BinlogkitError
+from binlogkit.remote.groups import GroupTracker
+
+MAX_PENDING = 16 << 20
+FDE_FLAGS_AT = L.BIN_LOG_HEADER_SIZE + L.FLAGS_OFFSET
+_GROUP_TYPES = frozenset({L.GTID_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT})
+
+
+class CopyError(BinlogkitError):
+    """The local copy cannot be written, or is not the server's log."""
+
+
+class LocalCopy:
+    def __init__(self, name, path, fd, size, fde=None):
+        self.name = name
+        self.path = path
+        self.fd = fd
+        self.size = size            # bytes written and pending
+        self.disk_size = size
+        self.safe_end = size
+        self.pending = []
+        self.fde = fde              # the format description event as the server sent it
+
+    # -- opening ----------------------------------------------------------------
+    @classmethod
+    def create(cls, prefix, name):
+        path = prefix + name
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o640)
+        except OSError as exc:
+            raise CopyError(f"Could not create output log file: {path} ({exc.strerror})") from None
+        _sync_dir(path)
+        return cls(name, path, fd, 0)
+
+    @classmethod
+    def resume(cls, prefix, name, position):
+        """Go on with an earlier run's copy, cut back to `position`."""
+        path = prefix + name
+        try:
+            fd = os.open(path, os.O_RDWR)
+            os.ftruncate(fd, position)
+            head = os.pread(fd, min(position, 1 << 16), 0)
+        except OSError as exc:
+            raise CopyError(f"Could not reopen output log file: {path} ({exc.strerror})") from None
+        fde = None
+        if len(head) >= L.BIN_LOG_HEADER_SIZE + L.LOG_EVENT_HEADER_LEN:
+            size = L.COMMON_HEADER.unpack_from(head, 4)[3]
+            fde = bytearray(head[4:4 + size])
+            fde[L.FLAGS_OFFSET] &= ~L.LOG_EVENT_BINLOG_IN_USE_F
+            fde = bytes(fde)
+        return cls(name, path, fd, position, fde)
+
+    # -- writing ------------------------------------------------------------------
+    def start(self, fde_data):
+        """The log's format description event: magic + FDE, flagged in use."""
+        self.fde = bytes(fde_data)
+        flagged = bytearray(fde_data)
+        flagged[L.FLAGS_OFFSET] |= L.LOG_EVENT_BINLOG_IN_USE_F
+        self.add(L.BINLOG_MAGIC)
+        self.add(bytes(flagged))
+        self.group_done()
+
+    def add(self, data):
+        self.pending.append(data)
+        self.size += len(data)
+        if self.size - self.disk_size > MAX_PENDING:
+            self.write_pending()
+
+    def pending_bytes(self):
+        return self.size - self.disk_size
+
+    def write_pending(self):
+        if not self.pending:
+            return
+        data = b"".join(self.pending)
+        self.pending = []
+        try:
+            os.pwrite(self.fd, data, self.disk_size)
+        except OSError as exc:
+            raise CopyError(f"Could not write into log file '{self.path}' ({exc.strerror})") from None
+        self.disk_size += len(data)
+
+    def group_done(self):
+        self.write_pending()
+        self.safe_end = self.size
+
+    def discard_pending(self):
+        """Forget what follows the last complete group (also on disk)."""
+        self.pending = []
+        if self.disk_size > self.safe_end:
+            os.ftruncate(self.fd, self.safe_end)
+        self.size = self.disk_size = self.safe_end
+
+    # -- ending -------------------------------------------------------------------
+    def finish_closed(self):
+        """A Rotate or Stop event ended the log: the server closed its file and
+        cleared the in-use flag; so does the copy."""
+        self.group_done()
+        if self.fde is not None:
+            os.pwrite(self.fd, bytes((self.fde[L.FLAGS_OFFSET],)), FDE_FLAGS_AT)
+        self.close()
+
+    def finish_crashed(self):
+        """The server went on with another log without ending this one: the copy
+        keeps what was complete, and the in-use flag, as the server's file."""
+        self.close()
+
+    def close(self):
+        if self.fd is None:
+            return
+        self.discard_pending()
+        try:
+            os.fsync(self.fd)
+        finally:
+            os.close(self.fd)
+            self.fd = None
+
+    def sync(self):
+        if self.fd is not None:
+            os.fsync(self.fd)
+
+    def check_same_log(self, raw):
+        """The FDE the server sends when a dump starts inside this log must be
+        the one the copy starts with; else the server's log is another one."""
+        data = bytes(raw.data)
+        mine = self.fde
+        if mine is None:
+            return
+        same = (len(mine) == len(data) and mine[:4] == data[:4] and mine[5:9] == data[5:9]
+                and mine[L.LOG_EVENT_HEADER_LEN:-4] == data[L.LOG_EVENT_HEADER_LEN:-4])
+        if not same:
+            raise CopyError(f"{self.name} on the server is not the log this copy holds (the "
+                            "binlog history was reset, or another server answers): stopping, "
+                            "so the copy has no gap")
+
+
+def _sync_dir(path):
+    try:
+        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# -- where an earlier run stopped ---------------------------------------------------
+
+def resume_point(prefix, first_log, notice=lambda message: None):
+    """(log name, offset) to ask the server for, after the local copies."""
+    name = first_log
+    seen = set()
+    while name not in seen:
+        seen.add(name)
+        path = prefix + name
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            return name, L.BIN_LOG_HEADER_SIZE
+        if size <= L.BIN_LOG_HEADER_SIZE:
+            return name, L.BIN_LOG_HEADER_SIZE
+        safe_end, next_log, stopped = scan_copy(path)
+        if next_log is not None:
+            name = next_log
+            continue
+        if safe_end <= L.BIN_LOG_HEADER_SIZE:
+            return name, L.BIN_LOG_HEADER_SIZE
+        if safe_end < size:
+            notice(f"{path}: cutting {size - safe_end} bytes of an incomplete event group "
+                   f"from the end (offset {safe_end})")
+        return name, safe_end if not stopped else size
+    return name, L.BIN_LOG_HEADER_SIZE
+
+
+def scan_copy(path):
+    """(offset after the last complete group, next log named by a final Rotate,
+    whether a Stop event ends it) of a local copy."""
+    groups = GroupTracker()
+    safe_end = L.BIN_LOG_HEADER_SIZE
+    next_log = None
+    stopped = False
+    reader = BinlogReader(path)
+    try:
+        with reader:
+            reader.read_magic()
+            for raw in reader.events():
+                body = decode_event(raw, reader.fde) if raw.type_code in _GROUP_TYPES else None
+                if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
+                    safe_end = raw.pos + raw.event_size
+                    continue
+                if groups.feed(raw.type_code, body):
+                    safe_end = raw.pos + raw.event_size
+                    if raw.type_code == L.ROTATE_EVENT:
+                        next_log = decode_event(raw, reader.fde).new_log_ident.decode()
+                    stopped = raw.type_code == L.STOP_EVENT
+    except BinlogkitError:
+        pass                # a torn last event: the copy ends at safe_end
+    return safe_end, next_log, stopped
