@@ -71,8 +71,12 @@ class RawBackup:
         self.notice = notice or (lambda message: None)
         self.sleep = sleep
         self.copy = None                # LocalCopy of the log being received
+        self.previous = None            # ... and of the one before it
         self.events = 0
+        self.received = 0           # events of the dump under way
         self.reconnects = 0
+        self.last_when = 0
+        self.connected = False      # once connected, a failed connect is retried
 
     # -- the loop -------------------------------------------------------------
     def run(self):
@@ -87,12 +91,12 @@ class RawBackup:
                     if self._dump(logname, position):
                         return
                 except ConnectionLost as exc:
-                    failures += 1
+                    failures = 1 if self.received else failures + 1
                     if self.retries is not None and failures > self.retries:
                         raise
                     self._pause(failures, exc)
                 except BinlogError as exc:      # a bad event (CRC): fetch it again
-                    failures += 1
+                    failures = 1 if self.received else failures + 1
                     if failures > 5 or (self.retries is not None and failures > self.retries):
                         raise
                     self.notice(f"{exc}; fetching it again")
@@ -109,17 +113,23 @@ class RawBackup:
     def _pause(self, failures, exc):
         self.reconnects += 1
         delay = min(0.2 * 2 ** min(failures - 1, 6), 10.0)
-        self.notice(f"connection lost ({exc.message}); reconnecting in {delay:.1f} s")
+        hint = ""
+        if failures >= 4 and self.stop_never:
+            hint = (f" (lost {failures} times without an event: another replica or backup "
+                    f"with server id {self.server_id}? see --connection-server-id)")
+        self.notice(f"connection lost ({exc.message}); reconnecting in {delay:.1f} s{hint}")
         self.sleep(delay)
 
     def _dump(self, logname, position):
         """One COM_BINLOG_DUMP from (logname, position); True when the copy is done."""
+        self.received = 0
         try:
             stream = DumpStream(self.connect())
         except ServerError as exc:
-            if self.retries == 0:
+            if self.retries == 0 or not self.connected:     # a wrong password: no retry
                 raise
             raise ConnectionLost(exc.message, exc.errno) from None
+        self.connected = True
         try:
             stream.prepare(heartbeat=self.heartbeat)
             flags = BINLOG_SEND_ANNOTATE_ROWS_EVENT
@@ -171,6 +181,7 @@ class RawBackup:
             copy.finish_crashed()
         elif name != requested and not self.to_last_log:
             return False
+        self.previous = copy
         self.copy = LocalCopy.create(self.prefix, name)
         return True
 
@@ -179,22 +190,34 @@ class RawBackup:
         if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
             copy.start(raw.data)
             groups.reset()
+            previous = self.previous
+            if (previous is not None and previous.ended_by == L.ROTATE_EVENT
+                    and fde_created(raw.data)):
+                previous.mark_in_use()      # a log made at startup right after a Rotate
             return
         body = None
         if raw.type_code in _GROUP_TYPES:
             body = decode_event(raw, framer.fde)
         copy.add(raw.data)
         self.events += 1
+        self.received += 1
         self.last_when = raw.when
         if groups.feed(raw.type_code, body):
             copy.group_done()
             if raw.type_code in (L.ROTATE_EVENT, L.STOP_EVENT):
-                copy.finish_closed()
+                copy.finish_closed(raw.type_code)
         self._show()
 
     def _show(self):
         if self.status is not None and self.copy is not None:
             self.status(self)
+
+
+def fde_created(data):
+    """The 'created' field of a format description event: set in the first log a
+    server writes at startup, 0 in a log opened by rotation."""
+    at = L.LOG_EVENT_HEADER_LEN + 2 + 50
+    return L.UINT32.unpack_from(data, at)[0] if len(data) >= at + 4 else 0
 
 
 _GROUP_TYPES = frozenset({L.GTID_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT})

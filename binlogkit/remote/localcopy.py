@@ -36,6 +36,7 @@ class LocalCopy:
         self.safe_end = size
         self.pending = []
         self.fde = fde              # the format description event as the server sent it
+        self.ended_by = None        # ROTATE_EVENT / STOP_EVENT once complete
 
     # -- opening ----------------------------------------------------------------
     @classmethod
@@ -108,13 +109,25 @@ class LocalCopy:
         self.size = self.disk_size = self.safe_end
 
     # -- ending -------------------------------------------------------------------
-    def finish_closed(self):
+    def finish_closed(self, type_code):
         """A Rotate or Stop event ended the log: the server closed its file and
         cleared the in-use flag; so does the copy."""
         self.group_done()
+        self.ended_by = type_code
         if self.fde is not None:
             os.pwrite(self.fd, bytes((self.fde[L.FLAGS_OFFSET],)), FDE_FLAGS_AT)
         self.close()
+
+    def mark_in_use(self):
+        """The server died between writing this log's Rotate event and clearing
+        its in-use flag (it syncs the file in between): the flag stays set there."""
+        fd = os.open(self.path, os.O_WRONLY)
+        try:
+            os.pwrite(fd, bytes((self.fde[L.FLAGS_OFFSET] | L.LOG_EVENT_BINLOG_IN_USE_F,)),
+                      FDE_FLAGS_AT)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def finish_crashed(self):
         """The server went on with another log without ending this one: the copy

@@ -148,11 +148,15 @@ class DumpStream:
 
 
 def _error_packet(packet):
+    """An error packet during the dump: ER_MASTER_FATAL_ERROR_READING_BINLOG (the
+    log is gone, a position is impossible...) is final; the others (shutdown,
+    KILL, ...) end this connection only."""
     errno = packet[1] | packet[2] << 8
     message = packet[3:]
     if message[:1] == b"#":
         message = message[6:]
-    return ServerError(message.decode("utf-8", "replace"), errno)
+    cls = ServerError if errno == ER_MASTER_FATAL_ERROR_READING_BINLOG else ConnectionLost
+    return cls(message.decode("utf-8", "replace"), errno)
 
 
 def _server_error(exc):
