@@ -8,7 +8,6 @@ binlogs (max_binlog_size 32 KB: many rotations), a writer thread committing
 transactions (multi-row, DDL, a big one) that survives the faults.
 """
 import hashlib
-import os
 import signal
 import subprocess
 import sys

@@ -10,40 +10,9 @@ dump; with it (and with --stop-never) every fake Rotate is printed.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import decode_event
-from binlogkit.binlog.reader import BinlogReader
 from binlogkit.errors import BinlogError
-from binlogkit.remote.protocol import (
-    BINLOG_DUMP_NON_BLOCK, BINLOG_SEND_ANNOTATE_ROWS_EVENT, DumpStream, ServerError,
-)
-
-_unpack_header = L.COMMON_HEADER.unpack_from
-
-
-class RemoteReader(BinlogReader):
-    """The reader interface the printer uses, over events from a dump."""
-
-    def __init__(self, logname, verify_checksum=False):
-        super().__init__(logname, verify_checksum=verify_checksum)
-        self.display_name = logname
-
-    def open(self):
-        return self
-
-    def close(self):
-        pass
-
-    def frame(self, data, pos):
-        """A RawEvent at (virtual) offset `pos`; a Format_description is adopted."""
-        if len(data) < L.LOG_EVENT_HEADER_LEN:
-            raise BinlogError(f"Event too short ({len(data)} bytes) from server", path=self.path,
-                              offset=pos)
-        header = _unpack_header(data, 0)
-        if header[3] != len(data):
-            raise BinlogError(f"Event length {header[3]} in the header, {len(data)} bytes "
-                              "received", path=self.path, offset=pos, type_code=header[1])
-        event = self._frame(pos, header, data)
-        self.in_use = False     # the server clears the flag in what it sends
-        return event
+from binlogkit.remote.framer import ReceivedEvents
+from binlogkit.remote.protocol import DumpStream, ServerError
 
 
 class RemoteSource:
@@ -74,20 +43,15 @@ class RemoteSource:
             stream.close()
 
     def reader(self, logname, verify_checksum=False):
-        return RemoteReader(logname, verify_checksum)
+        return ReceivedEvents(logname, verify_checksum)
 
     def open_stream(self, logname, start_position):
         stream = DumpStream(self.connect())
-        stream.server_version()
-        stream.prepare(gtid_state=self.start_gtids)
-        flags = 0
-        if not self.skip_annotate_row_events:
-            flags |= BINLOG_SEND_ANNOTATE_ROWS_EVENT
-        if not self.stop_never:
-            flags |= BINLOG_DUMP_NON_BLOCK
-        server_id = (self.server_id or 1) if self.stop_never else 0
-        stream.request(logname, start_position, server_id=server_id, flags=flags)
-        return stream
+        stream.server_version()     # mariadb-binlog's check_master_version
+        return stream.start(logname, start_position, blocking=self.stop_never,
+                            server_id=(self.server_id or 1) if self.stop_never else 0,
+                            annotate=not self.skip_annotate_row_events,
+                            gtid_state=self.start_gtids)
 
     def dump_events(self, printer, reader, start_position, stop_position):
         """handle_event_text_mode for each event of one dump."""

@@ -14,21 +14,18 @@ sends; the copy of the log the server is writing has the flag set, as the
 server's own file has, and cleared once a Rotate or Stop event ends it.  A
 log that ended in a crash keeps the flag, as on the server.
 """
-import os
 import time
 
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import decode_event
-from binlogkit.binlog.reader import BinlogReader
 from binlogkit.errors import BinlogError, BinlogkitError
+from binlogkit.remote.framer import ReceivedEvents
 from binlogkit.remote.groups import GroupTracker
 from binlogkit.remote.localcopy import LocalCopy, resume_point
 from binlogkit.remote.protocol import (
-    BINLOG_DUMP_NON_BLOCK, BINLOG_SEND_ANNOTATE_ROWS_EVENT, ER_MASTER_FATAL_ERROR_READING_BINLOG,
-    ConnectionLost, DumpStream, ServerError,
+    ER_MASTER_FATAL_ERROR_READING_BINLOG, ConnectionLost, DumpStream, ServerError,
 )
 
-_unpack_header = L.COMMON_HEADER.unpack_from
 
 
 class BackupStopped(Exception):
@@ -37,20 +34,6 @@ class BackupStopped(Exception):
 
 class GapError(BinlogkitError):
     """The server no longer has what the copy needs next."""
-
-
-class Framer(BinlogReader):
-    """BinlogReader's event framing (checksums, format changes) for received bytes."""
-
-    def __init__(self, name):
-        super().__init__(name, verify_checksum=True)
-
-    def frame(self, data, pos):
-        header = _unpack_header(data, 0)
-        if header[3] != len(data) or len(data) < L.LOG_EVENT_HEADER_LEN:
-            raise BinlogError(f"Event length {header[3]} in the header, {len(data)} bytes "
-                              "received", path=self.path, offset=pos, type_code=header[1])
-        return self._frame(pos, header, data)
 
 
 class RawBackup:
@@ -131,11 +114,8 @@ class RawBackup:
             raise ConnectionLost(exc.message, exc.errno) from None
         self.connected = True
         try:
-            stream.prepare(heartbeat=self.heartbeat)
-            flags = BINLOG_SEND_ANNOTATE_ROWS_EVENT
-            if not self.stop_never:
-                flags |= BINLOG_DUMP_NON_BLOCK
-            stream.request(logname, position, server_id=self.server_id, flags=flags)
+            stream.start(logname, position, blocking=self.stop_never, server_id=self.server_id,
+                         heartbeat=self.heartbeat)
             return self._receive(stream, logname, position)
         except ServerError as exc:
             if exc.errno == ER_MASTER_FATAL_ERROR_READING_BINLOG:
@@ -147,7 +127,7 @@ class RawBackup:
             stream.close()
 
     def _receive(self, stream, logname, position):
-        framer = Framer(logname)
+        framer = ReceivedEvents(logname, verify_checksum=True)
         resuming = position > L.BIN_LOG_HEADER_SIZE
         groups = GroupTracker()
         for data in stream.events():

@@ -74,6 +74,16 @@ class DumpStream:
         if gtid_state is not None:
             self.query(f"SET @slave_connect_state='{gtid_state}'")
 
+    def start(self, logname, position, *, blocking=False, server_id=0, annotate=True,
+              gtid_state=None, heartbeat=None):
+        """prepare() and request() as mariadb-binlog does: annotations asked for unless
+        left out, a non-blocking dump unless `blocking` (--stop-never)."""
+        self.prepare(gtid_state=gtid_state, heartbeat=heartbeat)
+        flags = (BINLOG_SEND_ANNOTATE_ROWS_EVENT if annotate else 0) | (
+            0 if blocking else BINLOG_DUMP_NON_BLOCK)
+        self.request(logname, position, server_id=server_id, flags=flags)
+        return self
+
     def server_version(self):
         return self.query("SELECT VERSION()")[0][0]
 
