@@ -54,11 +54,22 @@ def _fail(exc) -> None:
 
 
 @click.command("report", cls=_GreedyCommand, help=HELP)
-@click.option("--binlog", "binlogs", multiple=True, required=True, metavar="FILE...",
-              type=click.Path(dir_okay=False), help="Binary log files (any order).")
-@click.option("--slowlog", "slowlogs", multiple=True, required=True, metavar="FILE...",
+@click.option("--binlog", "binlogs", multiple=True, metavar="FILE...",
+              type=click.Path(dir_okay=False),
+              help="Binary log files (any order); without them, read the server's (-h/-S...).")
+@click.option("--slowlog", "slowlogs", multiple=True, metavar="FILE...",
               type=click.Path(dir_okay=False, allow_dash=True),
-              help="Slow query logs (plain, .gz, .bz2, .xz).")
+              help="Slow query logs (plain, .gz, .bz2, .xz); with a server: default mysql.slow_log.")
+@click.option("-h", "--host", default=None, help="Read binlogs (and mysql.slow_log) from this server.")
+@click.option("-P", "--port", type=int, default=0, help="Port number to use for connection.")
+@click.option("-S", "--socket", default=None, help="The socket file to use for connection.")
+@click.option("-u", "--user", default=None, help="User for the connection.")
+@click.option("-p", "--password", default=None, help="Password (default: $MYSQL_PWD).")
+@click.option("--protocol", default=None, help="tcp or socket.")
+@click.option("--ssl-ca", default=None, help="CA file in PEM format (TLS).")
+@click.option("--ssl-verify-server-cert", is_flag=True, help="Verify the server's certificate.")
+@click.option("--start-log", default=None, metavar="NAME",
+              help="With a server: the first binlog to read (default: the oldest).")
 @click.option("--since", default=None, metavar="T",
               help="Report from this time (YYYY-MM-DD[ HH:MM:SS][Z|+HH:MM], or 2h, 30m...).")
 @click.option("--until", default=None, metavar="T", help="Report up to this time.")
@@ -72,7 +83,8 @@ def _fail(exc) -> None:
               help="State file for incremental (cron) runs; created when missing.")
 @click.option("--server-tz", default=None, metavar="ZONE",
               help="Zone of the slow log's zone-less times (IANA name or +HH:MM); default: local.")
-def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state, server_tz):
+def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state, server_tz,
+           start_log, **conn):
     from binlogkit.errors import BinlogkitError
     from binlogkit.slowlog.cli import _zone, parse_bound
     zone = _zone(server_tz)
@@ -80,14 +92,53 @@ def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state,
     until_us = parse_bound(until, zone) if until else None
     if since_us is not None and until_us is not None and until_us <= since_us:
         raise click.BadParameter("--until must be after --since", param_hint="--until")
+    live = any(conn[key] for key in ("host", "socket", "port", "user", "protocol"))
+    if not binlogs and not live:
+        raise click.UsageError("give --binlog FILE... or a server to read them from (-h/-S/-u)")
+    if not slowlogs and not live:
+        raise click.UsageError("give --slowlog FILE..., or a server that logs to mysql.slow_log")
     try:
-        code = _run(binlogs, slowlogs, since_us, until_us, threshold, fmt, output, plot, state,
-                    zone, server_tz)
+        with _live_inputs(live and conn, binlogs, slowlogs, start_log, since_us) as inputs:
+            code = _run(*inputs, since_us, until_us, threshold, fmt, output, plot, state,
+                        zone, server_tz)
     except BinlogkitError as exc:
         _fail(exc)
     except OSError as exc:
         _fail(f"{exc.filename or ''}: {exc.strerror or exc}")
     sys.exit(code)
+
+
+class _live_inputs:
+    """(binlogs, slowlogs): the files given, or copies fetched from a server into a
+    temp dir that is removed afterwards."""
+
+    def __init__(self, conn, binlogs, slowlogs, start_log, since_us):
+        self.conn, self.binlogs, self.slowlogs = conn, list(binlogs), list(slowlogs)
+        self.start_log, self.since_us, self.tmp = start_log, since_us, None
+
+    def __enter__(self):
+        if not self.conn:
+            return self.binlogs, self.slowlogs
+        import tempfile
+        from binlogkit.remote.connection import ConnectOptions, connect
+        from binlogkit.remote.fetch import fetch_binlogs, fetch_slow_log
+        options = ConnectOptions(**{k: v for k, v in self.conn.items() if v})
+
+        def connector():
+            return connect(options)
+
+        self.tmp = tempfile.TemporaryDirectory(prefix="binlogkit-report-")
+        binlogs = self.binlogs or fetch_binlogs(connector, self.tmp.name, self.start_log,
+                                                notice=lambda m: click.echo(m, err=True))
+        slowlogs = self.slowlogs
+        if not slowlogs:
+            since = self.since_us // 1_000_000 if self.since_us is not None else None
+            slowlogs = [fetch_slow_log(connector, f"{self.tmp.name}/slow_log.log", since)]
+        return binlogs, slowlogs
+
+    def __exit__(self, *exc):
+        if self.tmp is not None:
+            self.tmp.cleanup()
 
 
 def _run(binlogs, slowlogs, since_us, until_us, threshold, fmt, output, plot, state, zone,
