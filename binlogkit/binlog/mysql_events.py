@@ -336,6 +336,36 @@ def decode_gtid_set(data, pos, end):
     return gtid_format, entries, pos
 
 
+def encode_gtid_set(entries, gtid_format=None):
+    """Gtid_set::encode, the inverse of decode_gtid_set: [GtidSetEntry] -> bytes
+    (the Previous_gtids body, and COM_BINLOG_DUMP_GTID's set).  The tagged
+    format is used when asked for or when an entry has a tag."""
+    if gtid_format is None:
+        gtid_format = (L.GTID_FORMAT_TAGGED if any(e.tag for e in entries)
+                       else L.GTID_FORMAT_UNTAGGED)
+    n = len(entries)
+    if gtid_format == L.GTID_FORMAT_TAGGED:
+        out = [L.UINT64.pack(gtid_format << 56 | n << 8 | gtid_format)]
+    else:
+        out = [L.UINT64.pack(n)]
+    for entry in entries:
+        out.append(entry.sid)
+        if gtid_format == L.GTID_FORMAT_TAGGED:
+            out.append(write_varlen(len(entry.tag)) + entry.tag)
+        out.append(L.UINT64.pack(len(entry.intervals)))
+        out += [L.GTID_SET_INTERVAL.pack(start, stop) for start, stop in entry.intervals]
+    return b"".join(out)
+
+
+def write_varlen(value):
+    """read_varlen's inverse, for values below 2**14 (tag lengths)."""
+    if value < 1 << 7:
+        return bytes((value << 1,))
+    if value < 1 << 14:
+        return bytes(((value << 2 | 1) & 0xFF, value >> 6))
+    raise ValueError("variable-length integer too big for write_varlen")
+
+
 @register(L.PREVIOUS_GTIDS_LOG_EVENT)
 def decode_previous_gtids(data, raw, fde):
     pos = fde.header_len + fde.post_header(L.PREVIOUS_GTIDS_LOG_EVENT)

@@ -50,6 +50,7 @@ def run_raw(files, kw):
     """-R --raw: copy the named logs (with -t / --stop-never: and all after them)."""
     from binlogkit.remote.backup import RawBackup
     connect_opts = connect_options(kw)
+    gtid_set = _dump_gtid_set(kw)
     prefix = kw.get("result_file") or ""
     status = _status_line if sys.stderr.isatty() else None
     stop = _StopOnSignal()
@@ -59,7 +60,8 @@ def run_raw(files, kw):
             backup = RawBackup(_connector(connect_opts), name, prefix=prefix,
                                stop_never=kw.get("stop_never"), to_last_log=kw.get("to_last_log"),
                                server_id=kw.get("connection_server_id") or 0,
-                               retries=kw.get("connect_retries"), status=status, notice=_notice)
+                               retries=kw.get("connect_retries"), status=status, notice=_notice,
+                               gtid_set=gtid_set)
             stop.backup = backup
             backup.run()
     except _Stopped:
@@ -69,6 +71,19 @@ def run_raw(files, kw):
         if status is not None:
             sys.stderr.write("\n")
     return code
+
+
+def _dump_gtid_set(kw):
+    """--read-from-remote-source=BINLOG-DUMP-GTIDS: the encoded --exclude-gtids set
+    (empty when not given), for COM_BINLOG_DUMP_GTID; else None."""
+    if (kw.get("read_from_remote_source") or "").upper() != "BINLOG-DUMP-GTIDS":
+        return None
+    from binlogkit.printer.mysql.gtidset import GtidSet
+    text = kw.get("exclude_gtids") or ""
+    try:
+        return GtidSet.parse(text).encoded()
+    except ValueError:
+        raise BinlogkitError(f"Could not configure --exclude-gtids '{text}'") from None
 
 
 class _Stopped(Exception):

@@ -41,7 +41,7 @@ class RawBackup:
 
     def __init__(self, connect, first_log, *, prefix="", stop_never=False, to_last_log=False,
                  server_id=0, retries=None, heartbeat=None, status=None, notice=None,
-                 sleep=time.sleep):
+                 sleep=time.sleep, gtid_set=None):
         self.connect = connect
         self.first_log = first_log
         self.prefix = prefix
@@ -49,6 +49,11 @@ class RawBackup:
         self.to_last_log = to_last_log or stop_never
         self.server_id = (server_id or 1) if stop_never else server_id
         self.retries = retries if retries is not None else (None if stop_never else 0)
+        # MySQL's BINLOG-DUMP-GTIDS: the copy lacks the transactions of the set, so it
+        # is not the server's file and cannot be resumed by position: no reconnects
+        self.gtid_set = gtid_set
+        if gtid_set is not None:
+            self.retries = 0
         self.heartbeat = heartbeat if heartbeat is not None else (5.0 if stop_never else None)
         self.status = status            # callable(copy, events) for a progress line, or None
         self.notice = notice or (lambda message: None)
@@ -115,7 +120,7 @@ class RawBackup:
         self.connected = True
         try:
             stream.start(logname, position, blocking=self.stop_never, server_id=self.server_id,
-                         heartbeat=self.heartbeat)
+                         heartbeat=self.heartbeat, gtid_set=self.gtid_set)
             return self._receive(stream, logname, position)
         except ServerError as exc:
             if exc.errno == ER_MASTER_FATAL_ERROR_READING_BINLOG:

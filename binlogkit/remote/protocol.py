@@ -75,13 +75,18 @@ class DumpStream:
             self.query(f"SET @slave_connect_state='{gtid_state}'")
 
     def start(self, logname, position, *, blocking=False, server_id=0, annotate=True,
-              gtid_state=None, heartbeat=None):
+              gtid_state=None, heartbeat=None, gtid_set=None):
         """prepare() and request() as mariadb-binlog does: annotations asked for unless
-        left out, a non-blocking dump unless `blocking` (--stop-never)."""
+        left out, a non-blocking dump unless `blocking` (--stop-never).  With
+        `gtid_set` (an encoded MySQL GTID set) the dump is COM_BINLOG_DUMP_GTID
+        leaving those transactions out, as mysqlbinlog's BINLOG-DUMP-GTIDS."""
         self.prepare(gtid_state=gtid_state, heartbeat=heartbeat)
-        flags = (BINLOG_SEND_ANNOTATE_ROWS_EVENT if annotate else 0) | (
-            0 if blocking else BINLOG_DUMP_NON_BLOCK)
-        self.request(logname, position, server_id=server_id, flags=flags)
+        block = 0 if blocking else BINLOG_DUMP_NON_BLOCK
+        if gtid_set is not None:
+            self.request_gtid(logname, position, gtid_set, server_id=server_id, flags=block)
+        else:
+            flags = (BINLOG_SEND_ANNOTATE_ROWS_EVENT if annotate else 0) | block
+            self.request(logname, position, server_id=server_id, flags=flags)
         return self
 
     def server_version(self):

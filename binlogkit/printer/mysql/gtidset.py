@@ -46,6 +46,21 @@ class GtidSet:
                     raise ValueError(part)
         return gtids
 
+    def encoded(self):
+        """The set as Gtid_set::encode writes it (COM_BINLOG_DUMP_GTID): SIDs and
+        tags in order, intervals merged, ends exclusive."""
+        from binlogkit.binlog.mysql_events import GtidSetEntry, encode_gtid_set
+        entries = []
+        for (sid, tag), intervals in sorted(self.intervals.items()):
+            merged = []
+            for start, end in sorted(intervals):
+                if merged and start <= merged[-1][1]:
+                    merged[-1] = (merged[-1][0], max(merged[-1][1], end + 1))
+                else:
+                    merged.append((start, end + 1))
+            entries.append(GtidSetEntry(sid, tag, merged))
+        return encode_gtid_set(entries)
+
     def contains(self, sid, tag, gno):
         for start, end in self.intervals.get((bytes(sid), bytes(tag)), ()):
             if start <= gno <= end:
