@@ -182,3 +182,28 @@ def test_connection_options_ignored_for_files(tmp_path):
         assert proc.returncode == 0, proc.stderr
         outs.append(proc.stdout.replace(str(load).encode(), b"LOAD"))
     assert outs[0] == outs[1]
+
+
+def test_stop_never_prints_events_as_they_come(server):
+    """--stop-never: the dump blocks at the end of the last log and new events are
+    printed (and flushed) as the server writes them; ^C ends it quietly."""
+    import signal
+    import time
+    proc = subprocess.Popen([sys.executable, "-m", "binlogkit", "print", "-R", "--stop-never",
+                             "--short-form", *socket_args(server), server.names[-1]],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.5)
+        server.sql("CREATE DATABASE stop_never_marker;")
+        deadline = time.monotonic() + 30
+        seen = b""
+        os.set_blocking(proc.stdout.fileno(), False)
+        while b"stop_never_marker" not in seen and time.monotonic() < deadline:
+            time.sleep(0.2)
+            seen += proc.stdout.read() or b""
+        assert b"CREATE DATABASE stop_never_marker" in seen
+        assert proc.poll() is None          # still waiting for more
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and b"Traceback" not in err, err

@@ -224,6 +224,9 @@ def run_print(files, kw):
     except BrokenPipeError:
         _silence_stdout()
         return 1
+    except KeyboardInterrupt:       # ^C on a --stop-never print: what was printed stays
+        _flush_quietly(out)
+        return 130
     except OSError as exc:
         _flush_quietly(out)
         name = exc.filename if exc.filename is not None else "output"

@@ -273,22 +273,26 @@ class Printer:
                 self._adopt_format(reader)
                 if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
                     self.process_event(reader, fde, stop_position)
-        process = self.process_event
-        pos = max(start_position, L.BIN_LOG_HEADER_SIZE)
         try:
-            while True:
-                if self._fast:
-                    pos = self._print_row_statements(reader, pos, stop_position)
-                raw = reader.next_event(pos)
-                if raw is None:
-                    break
-                if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
-                    self._adopt_format(reader)
-                process(reader, raw, stop_position)
-                pos += raw.event_size
+            self.event_loop(reader, max(start_position, L.BIN_LOG_HEADER_SIZE), stop_position)
         except TruncatedEventError:
             if not reader.in_use:   # a log still being written may end mid-event: EOF
                 raise
+
+    def event_loop(self, reader, pos, stop_position):
+        """process_event() for every event the reader has from `pos` on (whole row
+        statements through the C printer where it may); returns where it ended."""
+        process = self.process_event
+        while True:
+            if self._fast:
+                pos = self._print_row_statements(reader, pos, stop_position)
+            raw = reader.next_event(pos)
+            if raw is None:
+                return pos
+            if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
+                self._adopt_format(reader)
+            process(reader, raw, stop_position)
+            pos += raw.event_size
 
     def _print_row_statements(self, reader, pos, stop_position):
         """Let the C accelerator print the whole row statements starting at

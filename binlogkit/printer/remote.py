@@ -67,10 +67,15 @@ class RemoteSource:
 
     def _dump(self, printer, reader, stream, old_off, stop_position):
         logname = reader.display_name.encode()
-        process = printer.process_event
+        batch = _Batch(printer, reader, stop_position, 1 if self.flush_each else BATCH_BYTES)
         for data in stream.events():
+            type_code = data[4]
+            if type_code not in _SPECIAL:
+                batch.add(data, old_off)        # numbered as in the file: each adds its size
+                old_off += len(data)
+                continue
+            batch.flush()
             raw = reader.frame(data, old_off)
-            type_code = raw.type_code
             advance = True
             if type_code == L.ROTATE_EVENT and raw.when == 0:
                 advance = False     # a fake Rotate: not in the log
@@ -84,10 +89,43 @@ class RemoteSource:
                     advance = False
             elif type_code == L.HEARTBEAT_LOG_EVENT:
                 continue
-            process(reader, raw, stop_position)
-            if self.flush_each:
-                printer.flush()
-                printer.out.flush()
+            printer.process_event(reader, raw, stop_position)
             if advance:
                 old_off += len(data)
+        batch.flush()
 
+
+# events the batches never hold: they are numbered apart or change the format
+_SPECIAL = frozenset({L.ROTATE_EVENT, L.FORMAT_DESCRIPTION_EVENT, L.HEARTBEAT_LOG_EVENT})
+_OPEN_STATEMENT = frozenset({L.TABLE_MAP_EVENT, L.ANNOTATE_ROWS_EVENT}) | L.ROWS_EVENT_TYPES
+BATCH_BYTES = 1 << 18
+
+
+class _Batch:
+    """Received events walked together by the printer's event loop (and so by the
+    C row-statement printer), cut where no row statement is open."""
+
+    def __init__(self, printer, reader, stop_position, limit):
+        self.printer, self.reader, self.stop = printer, reader, stop_position
+        self.limit = limit
+        self.events, self.size, self.start = [], 0, 0
+
+    def add(self, data, pos):
+        if not self.events:
+            self.start = pos
+        self.events.append(data)
+        self.size += len(data)
+        if self.size >= self.limit and data[4] not in _OPEN_STATEMENT:
+            self.flush()
+
+    def flush(self):
+        if not self.events:
+            return
+        data = self.events[0] if len(self.events) == 1 else b"".join(self.events)
+        self.events, self.size = [], 0
+        self.reader.hold(data, self.start)
+        self.printer.event_loop(self.reader, self.start, self.stop)
+        self.reader.hold(b"", self.start + len(data))
+        if self.limit == 1:             # --stop-never: show each event as it comes
+            self.printer.flush()
+            self.printer.out.flush()

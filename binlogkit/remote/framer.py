@@ -4,7 +4,8 @@ The dump sends one event per packet; `ReceivedEvents.frame(data, pos)` checks
 the length in its header, splits off the CRC32 as the current format
 description event says (checking it when asked) and adopts each new format
 description event, exactly as the file reader does.  It offers the reader
-interface the printers use (display_name, fde, in_use).
+interface the printers use (display_name, fde, in_use); `hold()` lends it a
+batch of received events to walk as the file reader walks its buffer.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.reader import BinlogReader
@@ -22,6 +23,11 @@ class ReceivedEvents(BinlogReader):
 
     def close(self):
         pass
+
+    def hold(self, data, pos):
+        """Make `data` (events received one after another, the first at offset `pos`)
+        the reader's buffer, so that a file's event loop can walk it."""
+        self._buf, self._buf_pos, self._eof = data, pos, True
 
     def frame(self, data, pos):
         """A RawEvent at offset `pos` (of the file, or as the real tool numbers it)."""
