@@ -29,7 +29,7 @@ import re
 
 from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.source import display_name, open_slowlog
-from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, parse_time_value
+from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, in_range, parse_time_value
 
 __all__ = ["Entry", "ParseStats", "SlowlogParser", "parse_slowlog", "NO_QUERY"]
 
@@ -282,8 +282,8 @@ class SlowlogParser:
             end = self._end_attr(attrs) or end
         if start is None and end is not None:
             start = end - qt_us
-        ev.end_us = end
-        ev.start_us = start
+        ev.end_us = end if end is None else in_range(end)      # a huge Query_time too
+        ev.start_us = start if start is None else in_range(start)
 
     def _end_without_time(self, attrs, qt, start, mariadb=False):
         """End instant when no ``# Time`` was ever seen (server-aware)."""
@@ -292,7 +292,9 @@ class SlowlogParser:
         raw = attrs.get(b"timestamp")
         if raw is None or not raw.isdigit():
             return None
-        stamp = int(raw) * 1_000_000
+        stamp = in_range(int(raw) * 1_000_000)
+        if stamp is None:
+            return None
         qt_us = round(qt * 1_000_000) if qt is not None else 0
         if start is not None or mariadb or (self.server_version or (0,)) >= (8, 0, 14):
             return stamp + qt_us          # SET timestamp= is the start (MariaDB, MySQL 8.0.14+)
