@@ -325,7 +325,10 @@ def _print_compiled(plan, data):
                 fn = functions1.get(bits) or first.function(bits)
                 if fn is None:
                     return None
+                row_start = pos
                 pos, text = fn(data, pos + nb1, end)
+                if pos <= row_start:    # a row of no bytes: the reference says so
+                    return None
                 append(text)
         else:
             if second.specs is None:
@@ -337,6 +340,7 @@ def _print_compiled(plan, data):
                 fn = functions1.get(bits) or first.function(bits)
                 if fn is None:
                     return None
+                row_start = pos
                 pos, text = fn(data, pos + nb1, end)
                 append(text)
                 bits = data[pos:pos + nb2]
@@ -344,6 +348,8 @@ def _print_compiled(plan, data):
                 if fn is None:
                     return None
                 pos, text = fn(data, pos + nb2, end)
+                if pos <= row_start:
+                    return None
                 append(text)
     except (Bail, IndexError):
         return None
@@ -396,10 +402,13 @@ def print_verbose_reference(table_map, body, verbose):
         while pos < end:
             rows += 1
             out.append(head)
+            row_start = pos
             pos = _print_image(out, table_map, body.cols, width, data, pos, end, clause1, verbose)
             if clause2 is not None:
                 pos = _print_image(out, table_map, body.cols_ai, width, data, pos, end,
                                    clause2, verbose)
+            if pos <= row_start:        # it would be printed forever
+                raise CorruptRowError("row image of no bytes")
     except (CorruptRowError, UnsupportedTypeError) as exc:
         return VerboseResult(b"".join(out), rows, exc)
     return VerboseResult(b"".join(out), rows, None)
