@@ -190,3 +190,39 @@ def test_frame_times_out_of_range_are_nat():
     assert times.isna().tolist() == [False, True, True, True, False]
     assert _column("seq_no", "UInt64", [1, 1 << 64, None]).isna().tolist() == [False, True, True]
     assert _column("rows", "Int64", [1, 1 << 63, -5]).isna().tolist() == [False, True, False]
+
+
+# -- --result-file never opens an input for writing ----------------------------------------
+
+@pytest.mark.parametrize("spelling", ["same", "dot", "symlink", "hardlink", "stdin"])
+def test_result_file_naming_an_input_is_refused(tmp_path, spelling):
+    original = (ROOT / "fixtures" / "binlog" / "crc32" / "mariadb-bin.000004").read_bytes()
+    binlog = tmp_path / "b.000004"
+    binlog.write_bytes(original)
+    other = ROOT / "fixtures" / "binlog" / "crc32" / "mariadb-bin.000003"
+    target = {"same": binlog, "dot": tmp_path / "." / "b.000004", "symlink": tmp_path / "link",
+              "hardlink": tmp_path / "hard", "stdin": binlog}[spelling]
+    if spelling == "symlink":
+        target.symlink_to(binlog)
+    elif spelling == "hardlink":
+        target.hardlink_to(binlog)
+    inputs = ["-"] if spelling == "stdin" else [str(other), str(binlog)]
+    with open(binlog, "rb") as stdin:
+        proc = subprocess.run([sys.executable, "-m", "binlogkit", "print", *inputs,
+                               "--result-file", str(target)], capture_output=True, stdin=stdin,
+                              cwd=ROOT, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stdout == b""
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"ERROR: --result-file '{target}' is the input")
+    assert binlog.read_bytes() == original
+
+
+def test_result_file_elsewhere_still_written(tmp_path):
+    target = tmp_path / "out.sql"
+    target.write_bytes(b"old")
+    binlog = ROOT / "fixtures" / "binlog" / "crc32" / "mariadb-bin.000004"
+    proc = subprocess.run([sys.executable, "-m", "binlogkit", "print", str(binlog), "-r",
+                           str(target)], capture_output=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert target.read_bytes().startswith(b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;")
