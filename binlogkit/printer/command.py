@@ -8,6 +8,7 @@ import re
 import sys
 
 from binlogkit.errors import BinlogkitError
+from binlogkit.printer import safety
 from binlogkit.printer.dump import dump
 from binlogkit.printer.state import MY_TIME_T_MAX, PrintOptions
 from binlogkit.tz import ZoneTable
@@ -175,6 +176,15 @@ def _check_mysql_options(options, kw):
 
 def run_print(files, kw):
     """Run the print command; returns the exit status."""
+    safety.reset()
+    try:
+        return _run_print(files, kw)
+    finally:
+        if safety.escaped():
+            _warn(safety.WARNING)
+
+
+def _run_print(files, kw):
     out = None
     try:
         zone = load_zone(kw["timezone"])

@@ -23,6 +23,7 @@ from binlogkit.binlog.rowvalues import (
 )
 from binlogkit.binlog.rowcompile import Bail, ImageLayout, LayoutCache
 from binlogkit.printer.events import backtick
+from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.rows_fast import TextEmitter
 
 CORRUPTED = b"***Corrupted replication event was detected. Not printing the value***\n"
@@ -367,7 +368,8 @@ class EventPlan:
 
 def _build_event_plan(table_map, kind, cols, cols_ai, width, verbose):
     command, clause1, clause2 = COMMANDS[kind]
-    head = b"### " + command + b" " + backtick(table_map.db) + b"." + backtick(table_map.table) + b"\n"
+    head = (b"### " + command + b" "
+            + comment_safe(backtick(table_map.db) + b"." + backtick(table_map.table)) + b"\n")
     first = ImageLayout(table_map, cols, width, TextEmitter(table_map, head + clause1, verbose, type_string))
     second = None
     if clause2 is not None:
@@ -388,7 +390,7 @@ def print_verbose_reference(table_map, body, verbose):
     command, clause1, clause2 = COMMANDS[body.kind]
     if table_map is None:
         return VerboseResult(b"### Row event for unknown table #%d" % body.table_id, 0, None)
-    name = backtick(table_map.db) + b"." + backtick(table_map.table)
+    name = comment_safe(backtick(table_map.db) + b"." + backtick(table_map.table))
     data = body.rows
     end = len(data)
     if body.kind == "write" and not end:
