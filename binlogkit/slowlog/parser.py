@@ -117,6 +117,15 @@ def _num(value):
     return got if got != _INF else None
 
 
+_MAX_SECONDS = 1e12     # ~31,700 years: a longer Query_time/Lock_time is a corrupt value
+
+
+def _seconds(value):
+    """A duration in seconds, or None when absent, malformed or absurd."""
+    got = _num(value)
+    return got if got is None or got < _MAX_SECONDS else None
+
+
 class SlowlogParser:
     """Iterate the entries of one slow log.
 
@@ -250,10 +259,10 @@ class SlowlogParser:
         else:
             self._last_db = db
         ev.db = db
-        ev.query_time = qt = _num(attrs.get(b"Query_time"))
+        ev.query_time = qt = _seconds(attrs.get(b"Query_time"))
         if qt is None and b"Query_time" in attrs:
             self.stats.bad_values += 1
-        ev.lock_time = _num(attrs.get(b"Lock_time"))
+        ev.lock_time = _seconds(attrs.get(b"Lock_time"))
         ev.rows_sent = _num(attrs.get(b"Rows_sent"))
         ev.rows_examined = _num(attrs.get(b"Rows_examined"))
         ev.fingerprint = None
