@@ -226,3 +226,43 @@ def test_result_file_elsewhere_still_written(tmp_path):
                            str(target)], capture_output=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 0 and proc.stderr == b""
     assert target.read_bytes().startswith(b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;")
+
+
+# -- a read error in an in-use log: the real tool's ERROR line, then EOF, exit 0 ----------
+
+def _events(data):
+    out, pos = [], 4
+    while pos + 19 <= len(data):
+        out.append(pos)
+        pos += struct.unpack_from("<I", data, pos + 9)[0]
+    return out
+
+
+@pytest.mark.parametrize("damage,line", [
+    ("cut", "'Event truncated', data_len: 133, event_type: 2"),
+    ("size5", "'Event invalid', data_len: 5, event_type: 2"),
+    ("huge", "'Event truncated', data_len: 4294967040, event_type: 2"),
+    ("short_header", "'Event truncated'"),
+])
+def test_in_use_log_read_error_is_its_end(tmp_path, damage, line):
+    """Recorded from mariadb-binlog 10.11 on the same damage: the stdout of a log
+    ending there, `ERROR: Error in Log_event::read_log_event(): ...`, exit 0."""
+    data = bytearray(BINLOG.read_bytes())
+    data[4 + 17] |= 1                                   # LOG_EVENT_BINLOG_IN_USE_F
+    at = _events(data)[6]
+    if damage == "cut":
+        data = data[:at + 30]
+    elif damage == "size5":
+        struct.pack_into("<I", data, at + 9, 5)
+    elif damage == "huge":
+        struct.pack_into("<I", data, at + 9, 0xFFFFFF00)
+    else:
+        data = data[:at + 10]
+    path = tmp_path / "in-use.bin"
+    path.write_bytes(bytes(data))
+    ended = tmp_path / "ended.bin"
+    ended.write_bytes(bytes(data[:at]))
+    proc = run(["print", str(path)])
+    assert proc.returncode == 0
+    assert proc.stderr.decode().splitlines() == [f"ERROR: Error in Log_event::read_log_event(): {line}"]
+    assert proc.stdout == run(["print", str(ended)]).stdout

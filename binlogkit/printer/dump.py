@@ -13,7 +13,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError, TruncatedEventError
+from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError
 from binlogkit.printer import events as P
 from binlogkit.printer.gtid_filter import GtidFiltering
 from binlogkit.printer.state import (
@@ -268,20 +268,22 @@ class Printer:
                     self.process_event(reader, fde, stop_position)
         process = self.process_event
         pos = max(start_position, L.BIN_LOG_HEADER_SIZE)
-        try:
-            while True:
-                if self._fast:
-                    pos = self._print_row_statements(reader, pos, stop_position)
+        while True:
+            if self._fast:
+                pos = self._print_row_statements(reader, pos, stop_position)
+            try:
                 raw = reader.next_event(pos)
-                if raw is None:
-                    break
-                if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
-                    self._adopt_format(reader)
-                process(reader, raw, stop_position)
-                pos += raw.event_size
-        except TruncatedEventError:
-            if not reader.in_use:   # a log still being written may end mid-event: EOF
-                raise
+            except BinlogError as exc:
+                if not reader.in_use:
+                    raise
+                self.error(in_use_read_error(exc))   # a log still being written: EOF
+                break
+            if raw is None:
+                break
+            if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
+                self._adopt_format(reader)
+            process(reader, raw, stop_position)
+            pos += raw.event_size
 
     def _print_row_statements(self, reader, pos, stop_position):
         """Let the C accelerator print the whole row statements starting at
@@ -589,6 +591,14 @@ EVENT_HANDLERS = {
     L.TABLE_MAP_EVENT: handle_table_map,
 }
 EVENT_HANDLERS.update({code: handle_rows for code in L.ROWS_EVENT_TYPES})
+
+
+def in_use_read_error(exc):
+    """The line Log_event::read_log_event() prints before dump_local_log_entries
+    takes a read error in an in-use log for its end (exit status 0)."""
+    reason, sep, rest = exc.message.partition(", data_len: ")
+    text = f"Error in Log_event::read_log_event(): '{reason}'"
+    return text + sep + rest if sep else text
 
 
 def dump(paths, out, options, zone, warn=None, error=None):
