@@ -471,6 +471,11 @@ bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 break;
             }
         }
+        if (p <= pos) {         /* an image of no bytes: the caller reports it */
+            Py_DECREF(first);
+            Py_XDECREF(second);
+            break;
+        }
         PyObject *pair = kind == 0 ? PyTuple_Pack(2, Py_None, first)
                          : kind == 1 ? PyTuple_Pack(2, first, second)
                          : PyTuple_Pack(2, first, Py_None);

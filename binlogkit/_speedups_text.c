@@ -209,6 +209,7 @@ bk_rows_text(Buf *out, PyObject *plan, const unsigned char *d, Py_ssize_t end, P
     Py_ssize_t start = out->len, pos = 0, n = 0;
     int rc = end > 0;
     while (rc > 0 && pos < end) {
+        Py_ssize_t row_start = pos;
         n++;
         if (PUT_BYTES(out, head) < 0)
             return -1;
@@ -218,6 +219,8 @@ bk_rows_text(Buf *out, PyObject *plan, const unsigned char *d, Py_ssize_t end, P
                 return -1;
             rc = image_text(out, &im[1], d, &pos, end);
         }
+        if (rc > 0 && pos <= row_start)
+            rc = 0;     /* a row of no bytes: the Python printer says what the real tool does */
     }
     if (rc <= 0) {
         out->len = start;

@@ -110,10 +110,29 @@ def paths_list(paths):
 def _times(values):
     """Epoch microseconds (None allowed) to a tz-aware UTC nanosecond array."""
     try:
-        ns = np.fromiter(values, dtype=np.int64, count=len(values)) * 1000
-    except TypeError:
-        ns = np.array([_NAT if v is None else v * 1000 for v in values], dtype=np.int64)
+        us = np.fromiter(values, dtype=np.int64, count=len(values))
+        if len(us) and (us.min() < _MIN_US or us.max() >= _MAX_US):
+            raise OverflowError
+        ns = us * 1000
+    except (TypeError, OverflowError):     # None, or a corrupt time pandas cannot hold: NaT
+        ns = np.array([v * 1000 if v is not None and _MIN_US <= v < _MAX_US else _NAT
+                       for v in values], dtype=np.int64)
     return pd.DatetimeIndex(ns.view("datetime64[ns]")).tz_localize("UTC")
+
+
+_MIN_US, _MAX_US = -(1 << 63) // 1000 + 1, (1 << 63) // 1000
+_INT_RANGES = {"Int64": (-(1 << 63), 1 << 63), "UInt64": (0, 1 << 64)}
+
+
+def _nullable_ints(values, dtype):
+    """pd.array of a nullable integer dtype; a value out of its range is <NA>."""
+    try:
+        with np.errstate(invalid="ignore"):
+            return pd.array(values, dtype=dtype)
+    except (OverflowError, TypeError, ValueError):
+        low, high = _INT_RANGES[dtype]
+        return pd.array([v if v is not None and low <= v < high else None for v in values],
+                        dtype=dtype)
 
 
 def _column(name, dtype, values):
@@ -122,7 +141,7 @@ def _column(name, dtype, values):
     if dtype in ("int64", "uint8"):
         return np.fromiter(values, dtype=dtype, count=len(values))
     if dtype in ("Int64", "UInt64"):
-        return pd.array(values, dtype=dtype)
+        return _nullable_ints(values, dtype)
     if dtype == "string":
         return pd.array(values, dtype="string")
     if dtype is KIND_DTYPE:

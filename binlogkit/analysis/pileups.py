@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from binlogkit.errors import SlowlogError
-from binlogkit.slowlog.timeparse import parse_time_value
+from binlogkit.slowlog.timeparse import in_range, parse_time_value
 
 __all__ = ["statements_frame", "find_pileups", "describe", "statement_kind", "slow_statements",
            "STATEMENT_COLUMNS", "PILEUP_COLUMNS"]
@@ -104,12 +104,19 @@ def _times(parser, entry, cache):
             start, res = (int(stamp) * 1_000_000, 1.0) if stamp and stamp.isdigit() else (None, 0)
         if start is None:
             return None
-        return start, start + qt_us, res
+        return _in_range(start, start + qt_us, res)
     if entry.end_us is None:
         return None
     res = 0.0 if (entry.ts is not None and b"." in entry.ts) else 1.0
     start = entry.start_us if entry.start_us is not None else entry.end_us - qt_us
-    return start, entry.end_us, res
+    return _in_range(start, entry.end_us, res)
+
+
+def _in_range(start, end, res):
+    """An absurd time or Query_time is no time (the entry is skipped), not an overflow."""
+    if in_range(start) is None or in_range(end) is None:
+        return None
+    return start, end, res
 
 
 def statements_frame(paths, zone=None, min_end_us=None, stats=None,

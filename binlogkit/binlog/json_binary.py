@@ -28,6 +28,7 @@ from typing import NamedTuple
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
 from binlogkit.binlog.events import net_field_length
+from binlogkit.errors import BinlogError
 
 # json_binary.cc type bytes
 JSONB_TYPE_SMALL_OBJECT = 0x0
@@ -63,7 +64,7 @@ MY_GCVT_MAX_FIELD_WIDTH = 15 + 4 + 15       # DBL_DIG + 4 + max(5, MAX_DECPT_FOR
 _MAX_DEPTH = 1000
 
 
-class JsonBinaryError(ValueError):
+class JsonBinaryError(BinlogError, ValueError):
     """The bytes are not a valid binary JSON document (mysqlbinlog: 'Invalid JSON')."""
 
 

@@ -150,11 +150,15 @@ def _pre_ga_walk(table_map, rows_body, null_bytes):
     pos = 0
     out = []
     while pos < end:
+        row_start = pos
         first, pos = _pre_ga_image(table_map, rows_body.cols, rows_body.width, null_bytes,
                                    data, pos, end)
         if rows_body.kind == "update":
             second, pos = _pre_ga_image(table_map, rows_body.cols_ai, rows_body.width,
                                         null_bytes, data, pos, end)
+        if pos <= row_start:        # a row of no bytes would be read forever
+            raise V.CorruptRowError("row image of no bytes")
+        if rows_body.kind == "update":
             out.append((first, second))
         elif rows_body.kind == "write":
             out.append((None, first))

@@ -22,6 +22,7 @@ from binlogkit.errors import (
 )
 
 CHUNK_SIZE = 1 << 20
+MAX_READ = 16 << 20     # the most one read() asks for: memory follows the file, not a length field
 _unpack_header = COMMON_HEADER.unpack_from
 _unpack_u32 = UINT32.unpack_from
 
@@ -151,6 +152,8 @@ def _has_checksum_field(server_version, split):
 def fde_raw_length(data, event_size):
     """Length of an FDE without its trailing CRC (FDEs are self-describing)."""
     body = data[LOG_EVENT_HEADER_LEN:event_size]
+    if len(body) < FORMAT_DESCRIPTION_HEADER.size + BINLOG_CHECKSUM_LEN + 1:
+        return event_size, False    # too short for a checksum: parse_format_description says so
     server_version = bytes(body[2:52]).split(b"\0", 1)[0]
     if _has_checksum_field(server_version, version_split(server_version)):
         alg = body[-BINLOG_CHECKSUM_LEN - 1]
@@ -230,8 +233,8 @@ class BinlogReader:
         parts = [self._buf[drop:]] if drop < len(self._buf) else []
         self._buf_pos += drop
         while end < upto:
-            try:
-                chunk = self._file.read(max(CHUNK_SIZE, upto - end))
+            try:    # bounded reads: a corrupt length field must not allocate what it claims
+                chunk = self._file.read(min(max(CHUNK_SIZE, upto - end), MAX_READ))
             except OSError as exc:
                 raise self._error(BinlogError, f"Error reading file (Errcode: {exc.errno} "
                                   f"\"{exc.strerror}\")", end) from None
@@ -316,8 +319,10 @@ class BinlogReader:
     def _set_fde(self, event):
         try:
             self.fde = parse_format_description(event.data)
-        except ValueError as exc:
-            raise self._error(BinlogError, str(exc), event.pos, event.type_code) from None
+        except ValueError:      # the real tool's words for an event its constructor rejects
+            raise self._error(BinlogError, f"Found invalid event in binary log, data_len: "
+                              f"{event.event_size}, event_type: {event.type_code}",
+                              event.pos, event.type_code) from None
         self.in_use = bool(self.fde.flags & LOG_EVENT_BINLOG_IN_USE_F)
 
     def events(self, start=None):

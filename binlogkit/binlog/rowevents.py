@@ -32,7 +32,7 @@ class RowsEvent:
         self.server_id = raw.server_id
         self.table_map = table_map      # None when no TABLE_MAP for the id was seen
         self.body = body
-        self.rows = Rows(table_map, body) if table_map is not None else None
+        self.rows = Rows(table_map, body, path, raw.pos) if table_map is not None else None
 
     @property
     def kind(self):

@@ -48,6 +48,7 @@ from typing import NamedTuple
 from binlogkit._accel import speedups
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
+from binlogkit.errors import BinlogError
 
 # PARTIAL_UPDATE_ROWS and pre-GA rows events: images decoded by binlogkit.binlog.mysql_rows
 SPECIAL_ROWS_EVENT_TYPES = frozenset({20, 21, 22, 39})
@@ -72,20 +73,23 @@ class _Absent:
 ABSENT = _Absent()
 
 
-class CorruptRowError(ValueError):
-    """A value runs past the end of the rows data (or cannot be sized)."""
+class CorruptRowError(BinlogError, ValueError):
+    """A value runs past the end of the rows data (or cannot be sized).
 
-    def __init__(self, message, values=None, column=None):
-        super().__init__(message)
+    A BinlogError (the rows API fills in path and offset); still a ValueError
+    for the callers that catch decoding errors as such."""
+
+    def __init__(self, message, values=None, column=None, **where):
+        BinlogError.__init__(self, message, **where)
         self.values = values      # the values decoded before the bad column
         self.column = column      # 0-based index of the bad column
 
 
-class UnsupportedTypeError(ValueError):
+class UnsupportedTypeError(BinlogError, ValueError):
     """A column type mariadb-binlog cannot print either (old DECIMAL, compressed...)."""
 
-    def __init__(self, col_type, meta, column=None):
-        super().__init__(f"unsupported column type {col_type} meta {meta}")
+    def __init__(self, col_type, meta, column=None, **where):
+        BinlogError.__init__(self, f"unsupported column type {col_type} meta {meta}", **where)
         self.col_type = col_type
         self.meta = meta
         self.column = column      # 0-based index of the column, when known
@@ -414,14 +418,15 @@ def iter_rows_reference(table_map, rows_body):
     pos = 0
     kind, width = rows_body.kind, rows_body.width
     while pos < end:
+        row_start = pos
         first, pos = read_image(table_map, rows_body.cols, width, data, pos, end)
         if kind == "update":
             second, pos = read_image(table_map, rows_body.cols_ai, width, data, pos, end)
+            _check_progress(row_start, pos, second)
             yield first, second
-        elif kind == "write":
-            yield None, first
-        else:
-            yield first, None
+            continue
+        _check_progress(row_start, pos, first)
+        yield (None, first) if kind == "write" else (first, None)
 
 
 def iter_rows(table_map, rows_body):
@@ -468,6 +473,7 @@ def _iter_rows_compiled(table_map, rows_body, data, pos, done):
         functions_ai, nb_ai = layout_ai.functions, layout_ai.null_bytes
     write = kind == "write"
     while pos < end:
+        row_start = pos
         bits = data[pos:pos + nb]
         fn = functions.get(bits) or layout.function(bits)
         image = None
@@ -479,6 +485,7 @@ def _iter_rows_compiled(table_map, rows_body, data, pos, done):
         if image is None:       # no compiled code for this image, or it gave up
             image, pos = read_image(table_map, cols, width, data, pos, end)
         if layout_ai is None:
+            _check_progress(row_start, pos, image)
             yield (None, image) if write else (image, None)
             continue
         bits = data[pos:pos + nb_ai]
@@ -491,7 +498,14 @@ def _iter_rows_compiled(table_map, rows_body, data, pos, done):
                 pass
         if after is None:
             after, pos = read_image(table_map, cols_ai, width, data, pos, end)
+        _check_progress(row_start, pos, after)
         yield image, after
+
+
+def _check_progress(row_start, pos, values):
+    """A row that takes no bytes would be read forever: the event is corrupt."""
+    if pos <= row_start:
+        raise CorruptRowError("row image of no bytes", values)
 
 
 _KIND_CODES = {"write": 0, "update": 1, "delete": 2}
@@ -528,12 +542,14 @@ class Rows:
     (see `iter_rows`); nothing is decoded until one of them is used, and the
     decoded list is kept.  A corrupt image raises CorruptRowError then.
     """
-    __slots__ = ("table_map", "body", "_rows")
+    __slots__ = ("table_map", "body", "_rows", "path", "pos")
 
-    def __init__(self, table_map, body):
+    def __init__(self, table_map, body, path=None, pos=None):
         self.table_map = table_map
         self.body = body
         self._rows = None
+        self.path = path        # where the event is, for the errors
+        self.pos = pos
 
     @property
     def decoded(self):
@@ -541,8 +557,24 @@ class Rows:
 
     def _all(self):
         if self._rows is None:
-            self._rows = list(iter_rows(self.table_map, self.body))
+            try:
+                self._rows = list(iter_rows(self.table_map, self.body))
+            except BinlogError as exc:
+                raise self._located(exc) from None
+            except (IndexError, KeyError, TypeError, ValueError, OverflowError,
+                    struct.error) as exc:
+                raise self._located(CorruptRowError(f"row image cannot be decoded: {exc}")) \
+                    from None
         return self._rows
+
+    def _located(self, exc):
+        if exc.path is None:
+            exc.path = self.path
+        if exc.offset is None:
+            exc.offset = self.pos
+        if exc.type_code is None:
+            exc.type_code = self.body.type_code
+        return exc
 
     def __len__(self):
         return len(self._all())

@@ -8,6 +8,7 @@ import re
 import sys
 
 from binlogkit.errors import BinlogkitError
+from binlogkit.printer import safety
 from binlogkit.printer.dump import dump
 from binlogkit.printer.state import MY_TIME_T_MAX, PrintOptions
 from binlogkit.tz import ZoneTable
@@ -192,6 +193,15 @@ def remote_requested(kw):
 
 def run_print(files, kw):
     """Run the print command; returns the exit status."""
+    safety.reset()
+    try:
+        return _run_print(files, kw)
+    finally:
+        if safety.escaped():
+            _warn(safety.WARNING)
+
+
+def _run_print(files, kw):
     out = None
     try:
         if kw.get("raw"):
@@ -206,6 +216,7 @@ def run_print(files, kw):
             from binlogkit.printer.remote_command import remote_source
             remote = remote_source(kw, options)
         if kw["result_file"]:
+            refuse_input_as_output(files, kw["result_file"])
             out = open(kw["result_file"], "wb")
         else:
             out = sys.stdout.buffer
@@ -235,6 +246,26 @@ def run_print(files, kw):
     finally:
         if out is not None and out is not sys.stdout.buffer:
             out.close()
+
+
+def refuse_input_as_output(files, target):
+    """--result-file must not be one of the inputs (the real tool truncates the
+    binlog, then fails): compared by device and inode, so another spelling, a
+    symlink or a hard link of an input is caught before anything is opened for
+    writing."""
+    try:
+        st = os.stat(target)
+    except OSError:
+        return          # no such file yet (or unreachable: open() says why)
+    for name in files:
+        try:
+            other = os.fstat(sys.stdin.fileno()) if name == "-" else os.stat(name)
+        except (OSError, ValueError):
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            shown = "standard input" if name == "-" else f"'{name}'"
+            raise BinlogkitError(f"--result-file '{target}' is the input {shown}: "
+                                 "not overwriting it (nothing written)")
 
 
 def _flush_quietly(out):

@@ -14,7 +14,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError, TruncatedEventError
+from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError
 from binlogkit.printer import events as P
 from binlogkit.printer.gtid_filter import GtidFiltering
 from binlogkit.printer.state import (
@@ -273,11 +273,7 @@ class Printer:
                 self._adopt_format(reader)
                 if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
                     self.process_event(reader, fde, stop_position)
-        try:
-            self.event_loop(reader, max(start_position, L.BIN_LOG_HEADER_SIZE), stop_position)
-        except TruncatedEventError:
-            if not reader.in_use:   # a log still being written may end mid-event: EOF
-                raise
+        self.event_loop(reader, max(start_position, L.BIN_LOG_HEADER_SIZE), stop_position)
 
     def event_loop(self, reader, pos, stop_position):
         """process_event() for every event the reader has from `pos` on (whole row
@@ -286,7 +282,13 @@ class Printer:
         while True:
             if self._fast:
                 pos = self._print_row_statements(reader, pos, stop_position)
-            raw = reader.next_event(pos)
+            try:
+                raw = reader.next_event(pos)
+            except BinlogError as exc:
+                if not reader.in_use:
+                    raise
+                self.error(in_use_read_error(exc))   # a log still being written: its end
+                return pos
             if raw is None:
                 return pos
             if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
@@ -600,6 +602,14 @@ EVENT_HANDLERS = {
     L.TABLE_MAP_EVENT: handle_table_map,
 }
 EVENT_HANDLERS.update({code: handle_rows for code in L.ROWS_EVENT_TYPES})
+
+
+def in_use_read_error(exc):
+    """The line Log_event::read_log_event() prints before dump_local_log_entries
+    takes a read error in an in-use log for its end (exit status 0)."""
+    reason, sep, rest = exc.message.partition(", data_len: ")
+    text = f"Error in Log_event::read_log_event(): '{reason}'"
+    return text + sep + rest if sep else text
 
 
 def dump(paths, out, options, zone, warn=None, error=None, remote=None):

@@ -11,6 +11,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog.charsets import COLLATIONS
 from binlogkit.binlog.decimal import decimal_to_text
 from binlogkit.binlog.events import INCIDENT_NAMES
+from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 
 _b2a = binascii.b2a_base64
@@ -92,7 +93,7 @@ def print_format_description(p, raw, body):
     if not p.options.short_form:
         print_header(p, raw, out)
         out.append(b"\tStart: binlog v %d, server v %s created %s" % (
-            body.binlog_version, body.server_version, p.time_text(raw.when)))
+            body.binlog_version, comment_safe(body.server_version), p.time_text(raw.when)))
         if body.created:
             out.append(b" at startup")
         out.append(b"\n")
@@ -351,7 +352,8 @@ def print_user_var(p, raw, body):
 # -- control events ----------------------------------------------------------------------
 
 def print_rotate(p, raw, body):
-    _header_only(p, raw, b"\tRotate to %s  pos: %d\n" % (body.new_log_ident, body.position))
+    _header_only(p, raw, b"\tRotate to %s  pos: %d\n" % (comment_safe(body.new_log_ident),
+                                                            body.position))
 
 
 def print_stop(p, raw, body):
@@ -363,7 +365,7 @@ def print_stop(p, raw, body):
 
 
 def print_binlog_checkpoint(p, raw, body):
-    _header_only(p, raw, b"\tBinlog checkpoint %s\n" % body.file_name)
+    _header_only(p, raw, b"\tBinlog checkpoint %s\n" % comment_safe(body.file_name))
 
 
 def print_gtid_list(p, raw, body):
@@ -471,8 +473,8 @@ def print_annotate_rows(p, raw, body):
 
 def table_map_text(body):
     """The text after a Table_map event's header."""
-    return b"\tTable_map: %s.%s mapped to number %d%s\n" % (
-        backtick(body.db), backtick(body.table), body.table_id,
+    return b"\tTable_map: %s mapped to number %d%s\n" % (
+        comment_safe(backtick(body.db) + b"." + backtick(body.table)), body.table_id,
         b" (has triggers)" if body.flags & TM_BIT_HAS_TRIGGERS_F else b"")
 
 

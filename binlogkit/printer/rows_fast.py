@@ -166,7 +166,9 @@ def _build_text_plan(table_map, kind, cols, width, verbose):
     from binlogkit.printer.events import backtick
     from binlogkit.printer.rows_verbose import COMMANDS, type_string
     command, clause1, clause2 = COMMANDS[_KINDS[kind]]
-    head = (b"### " + command + b" " + backtick(table_map.db) + b"." + backtick(table_map.table)
+    from binlogkit.printer.safety import comment_safe
+    head = (b"### " + command + b" "
+            + comment_safe(backtick(table_map.db) + b"." + backtick(table_map.table))
             + b"\n" + clause1)
     images = []
     for bitmap in cols:

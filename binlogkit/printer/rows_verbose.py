@@ -23,6 +23,7 @@ from binlogkit.binlog.rowvalues import (
 )
 from binlogkit.binlog.rowcompile import Bail, ImageLayout, LayoutCache
 from binlogkit.printer.events import backtick
+from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.rows_fast import TextEmitter
 
 CORRUPTED = b"***Corrupted replication event was detected. Not printing the value***\n"
@@ -325,7 +326,10 @@ def _print_compiled(plan, data):
                 fn = functions1.get(bits) or first.function(bits)
                 if fn is None:
                     return None
+                row_start = pos
                 pos, text = fn(data, pos + nb1, end)
+                if pos <= row_start:    # a row of no bytes: the reference says so
+                    return None
                 append(text)
         else:
             if second.specs is None:
@@ -337,6 +341,7 @@ def _print_compiled(plan, data):
                 fn = functions1.get(bits) or first.function(bits)
                 if fn is None:
                     return None
+                row_start = pos
                 pos, text = fn(data, pos + nb1, end)
                 append(text)
                 bits = data[pos:pos + nb2]
@@ -344,6 +349,8 @@ def _print_compiled(plan, data):
                 if fn is None:
                     return None
                 pos, text = fn(data, pos + nb2, end)
+                if pos <= row_start:
+                    return None
                 append(text)
     except (Bail, IndexError):
         return None
@@ -361,7 +368,8 @@ class EventPlan:
 
 def _build_event_plan(table_map, kind, cols, cols_ai, width, verbose):
     command, clause1, clause2 = COMMANDS[kind]
-    head = b"### " + command + b" " + backtick(table_map.db) + b"." + backtick(table_map.table) + b"\n"
+    head = (b"### " + command + b" "
+            + comment_safe(backtick(table_map.db) + b"." + backtick(table_map.table)) + b"\n")
     first = ImageLayout(table_map, cols, width, TextEmitter(table_map, head + clause1, verbose, type_string))
     second = None
     if clause2 is not None:
@@ -382,7 +390,7 @@ def print_verbose_reference(table_map, body, verbose):
     command, clause1, clause2 = COMMANDS[body.kind]
     if table_map is None:
         return VerboseResult(b"### Row event for unknown table #%d" % body.table_id, 0, None)
-    name = backtick(table_map.db) + b"." + backtick(table_map.table)
+    name = comment_safe(backtick(table_map.db) + b"." + backtick(table_map.table))
     data = body.rows
     end = len(data)
     if body.kind == "write" and not end:
@@ -396,10 +404,13 @@ def print_verbose_reference(table_map, body, verbose):
         while pos < end:
             rows += 1
             out.append(head)
+            row_start = pos
             pos = _print_image(out, table_map, body.cols, width, data, pos, end, clause1, verbose)
             if clause2 is not None:
                 pos = _print_image(out, table_map, body.cols_ai, width, data, pos, end,
                                    clause2, verbose)
+            if pos <= row_start:        # it would be printed forever
+                raise CorruptRowError("row image of no bytes")
     except (CorruptRowError, UnsupportedTypeError) as exc:
         return VerboseResult(b"".join(out), rows, exc)
     return VerboseResult(b"".join(out), rows, None)

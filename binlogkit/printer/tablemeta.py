@@ -12,6 +12,7 @@ from binlogkit.binlog import rows as R
 from binlogkit.binlog.charsets import COLLATIONS
 from binlogkit.binlog.table_metadata import CharsetIterator
 from binlogkit.printer.mysql.tablemeta import raw_metadata, table_metadata
+from binlogkit.printer.safety import comment_safe
 
 BINARY_COLLATION = 63
 GEOMETRY_NAMES = (b"GEOMETRY", b"POINT", b"LINESTRING", b"POLYGON", b"MULTIPOINT",
@@ -138,7 +139,7 @@ def print_primary_key(tm):
     names = fields.column_names or []
     parts = []
     for index, prefix in fields.primary_key:
-        text = names[index].split(b"\0")[0] if index < len(names) else b"%d" % index
+        text = comment_safe(names[index].split(b"\0")[0]) if index < len(names) else b"%d" % index
         if prefix:
             text += b"(%d)" % prefix
         parts.append(text)

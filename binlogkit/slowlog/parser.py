@@ -29,7 +29,7 @@ import re
 
 from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.source import display_name, open_slowlog
-from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, parse_time_value
+from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, in_range, parse_time_value
 
 __all__ = ["Entry", "ParseStats", "SlowlogParser", "parse_slowlog", "NO_QUERY"]
 
@@ -115,6 +115,15 @@ def _num(value):
     except ValueError:
         return None
     return got if got != _INF else None
+
+
+_MAX_SECONDS = 1e12     # ~31,700 years: a longer Query_time/Lock_time is a corrupt value
+
+
+def _seconds(value):
+    """A duration in seconds, or None when absent, malformed or absurd."""
+    got = _num(value)
+    return got if got is None or got < _MAX_SECONDS else None
 
 
 class SlowlogParser:
@@ -250,10 +259,10 @@ class SlowlogParser:
         else:
             self._last_db = db
         ev.db = db
-        ev.query_time = qt = _num(attrs.get(b"Query_time"))
+        ev.query_time = qt = _seconds(attrs.get(b"Query_time"))
         if qt is None and b"Query_time" in attrs:
             self.stats.bad_values += 1
-        ev.lock_time = _num(attrs.get(b"Lock_time"))
+        ev.lock_time = _seconds(attrs.get(b"Lock_time"))
         ev.rows_sent = _num(attrs.get(b"Rows_sent"))
         ev.rows_examined = _num(attrs.get(b"Rows_examined"))
         ev.fingerprint = None
@@ -282,8 +291,8 @@ class SlowlogParser:
             end = self._end_attr(attrs) or end
         if start is None and end is not None:
             start = end - qt_us
-        ev.end_us = end
-        ev.start_us = start
+        ev.end_us = end if end is None else in_range(end)      # a huge Query_time too
+        ev.start_us = start if start is None else in_range(start)
 
     def _end_without_time(self, attrs, qt, start, mariadb=False):
         """End instant when no ``# Time`` was ever seen (server-aware)."""
@@ -292,7 +301,9 @@ class SlowlogParser:
         raw = attrs.get(b"timestamp")
         if raw is None or not raw.isdigit():
             return None
-        stamp = int(raw) * 1_000_000
+        stamp = in_range(int(raw) * 1_000_000)
+        if stamp is None:
+            return None
         qt_us = round(qt * 1_000_000) if qt is not None else 0
         if start is not None or mariadb or (self.server_version or (0,)) >= (8, 0, 14):
             return stamp + qt_us          # SET timestamp= is the start (MariaDB, MySQL 8.0.14+)

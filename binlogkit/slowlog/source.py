@@ -13,6 +13,7 @@ import io
 import lzma
 import os
 import sys
+import zlib
 
 from binlogkit.errors import SlowlogError
 
@@ -68,7 +69,7 @@ class _Checked(io.RawIOBase):
     def readinto(self, b):
         try:
             data = self._inner.read(len(b))
-        except (OSError, EOFError, lzma.LZMAError) as exc:
+        except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
             raise SlowlogError(f"corrupt compressed data: {exc}", path=self._name) from None
         n = len(data)
         b[:n] = data

@@ -107,7 +107,18 @@ def parse_time_value(value: bytes, zone: ServerZone):
             return None
         yy, mo, d, h, mi, s = (int(x) for x in m.groups()[:6])
         base = _local(zone, 2000 + yy, mo, d, h, mi, s)
-    return None if base is None else base * 1_000_000 + _frac(m.group(7))
+    return None if base is None else in_range(base * 1_000_000 + _frac(m.group(7)))
+
+
+# The instants binlogkit keeps (pandas' nanosecond range, whole years): an absurd
+# `# Time` or `SET timestamp` is an unreadable time, not an overflow later on.
+MIN_US = -9_214_560_000_000_000       # 1678-01-01T00:00:00Z
+MAX_US = 9_214_646_400_000_000        # 2262-01-01T00:00:00Z
+
+
+def in_range(us):
+    """`us` when binlogkit can hold it as an instant, else None."""
+    return us if MIN_US <= us < MAX_US else None
 
 
 def _local(zone, y, mo, d, h, mi, s):

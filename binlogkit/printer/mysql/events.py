@@ -9,6 +9,7 @@ from binlogkit.binlog.decimal import decimal_to_text
 from binlogkit.printer.events import backtick, pretty_print_str, print_time_zone_lc_db
 from binlogkit.printer.mysql.charsets import COLLATIONS
 from binlogkit.printer.mysql.header import print_base64, print_header
+from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 
 OPTION_AUTO_IS_NULL = 1 << 14
@@ -34,7 +35,7 @@ def print_format_description(p, ev, body):
     if not opts.short_form:
         print_header(p, ev, head)
         head.append(b"\tStart: binlog v %d, server v %s created %s" % (
-            body.binlog_version, body.server_version, p.time_text(ev.when)))
+            body.binlog_version, comment_safe(body.server_version), p.time_text(ev.when)))
         if body.created:
             head.append(b" at startup")
         head.append(b"\n")
@@ -261,7 +262,8 @@ def print_xa_prepare(p, ev, body):
 
 
 def print_rotate(p, ev, body):
-    _header_only(p, ev, b"\tRotate to %s  pos: %d\n" % (body.new_log_ident, signed64(body.position)))
+    _header_only(p, ev, b"\tRotate to %s  pos: %d\n" % (comment_safe(body.new_log_ident),
+                                                           signed64(body.position)))
 
 
 def print_stop(p, ev, body):

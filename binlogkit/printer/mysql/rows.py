@@ -12,6 +12,7 @@ from binlogkit.printer.mysql import tablemeta
 from binlogkit.printer.mysql.header import print_base64, print_header
 from binlogkit.printer.mysql.state import UNDEFINED_SERVER_VERSION
 from binlogkit.printer.mysql.verbose import print_verbose
+from binlogkit.printer.safety import comment_safe
 
 TM_GENERATED_INVISIBLE_PK_F = 1 << 2
 
@@ -40,7 +41,8 @@ def print_table_map(p, ev, body):
         return
     head = st.head
     print_header(p, ev, head)
-    head.append(b"\tTable_map: `%s`.`%s` mapped to number %d\n" % (body.db, body.table, body.table_id))
+    head.append(b"\tTable_map: %s mapped to number %d\n"
+                % (comment_safe(b"`%s`.`%s`" % (body.db, body.table)), body.table_id))
     gipk = bool(body.flags & TM_GENERATED_INVISIBLE_PK_F)
     if (st.immediate_server_version != UNDEFINED_SERVER_VERSION
             and st.immediate_server_version >= 80030):

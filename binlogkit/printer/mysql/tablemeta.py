@@ -8,6 +8,7 @@ Optional_metadata_fields).  VECTOR columns (9.0+) are named like 9.x does.
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.table_metadata import CharsetIterator, OptionalMetadata, parse_optional_metadata
 from binlogkit.printer.mysql.charsets import COLLATIONS
+from binlogkit.printer.safety import comment_safe
 
 MYSQL_TYPE_BOOL = 244
 MYSQL_TYPE_VECTOR = 242
@@ -202,7 +203,7 @@ def print_primary_key(tm, gipk):
     parts = []
     names = fields.column_names or []
     for index, prefix in fields.primary_key:
-        text = names[index] if index < len(names) else b"%d" % index
+        text = comment_safe(names[index]) if index < len(names) else b"%d" % index
         if prefix:
             text += b"(%d)" % prefix
         parts.append(text)

@@ -15,6 +15,7 @@ from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
 from binlogkit.binlog.events import net_field_length
 from binlogkit.binlog.rowvalues import decode_value
 from binlogkit.printer.events import backtick
+from binlogkit.printer.safety import comment_safe
 
 MYSQL_TYPE_VECTOR = 242
 PARTIAL_JSON_UPDATES = 1
@@ -548,9 +549,9 @@ def print_verbose(tm, body, verbose, partial, json_text):
         return b"".join(out)
     data, end = body.rows, len(body.rows)
     if body.kind == "write" and end == 0:
-        out.append(b"### INSERT INTO `%s`.`%s` VALUES ()\n" % (tm.db, tm.table))
+        out.append(b"### INSERT INTO %s VALUES ()\n" % comment_safe(b"`%s`.`%s`" % (tm.db, tm.table)))
         return b"".join(out)
-    name = backtick(tm.db) + b"." + backtick(tm.table)
+    name = comment_safe(backtick(tm.db) + b"." + backtick(tm.table))
     pos = 0
     try:
         while pos < end:
