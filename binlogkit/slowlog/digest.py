@@ -24,6 +24,8 @@ from binlogkit.slowlog.fingerprint import Fingerprinter, distill, query_id
 from binlogkit.slowlog.metric import _EXACT_INT, Metric, _bucket, _floats_and_buckets  # noqa: F401
 
 _MAX_NAMES = 100
+_FIXED_ATTRS = {b"Query_time": "query_time", b"Lock_time": "lock_time",
+                b"Rows_sent": "rows_sent", b"Rows_examined": "rows_examined"}
 
 __all__ = ["Digest", "ClassStats", "Metric", "GROUP_BY"]
 
@@ -168,6 +170,18 @@ class ClassStats:
 
     def _metrics(self):
         return self.query_time, self.lock_time, self.rows_sent, self.rows_examined
+
+    def stat(self, name: bytes):
+        """The statistics of attribute ``name`` (a Metric, BoolStat or StrStat) or None."""
+        fixed = _FIXED_ATTRS.get(name)
+        got = getattr(self, fixed) if fixed else self.extra.get(name)
+        return got if got is not None and got.cnt else None
+
+    def attributes(self):
+        """(name, stat) of every attribute with a value, the fixed four first."""
+        out = [(name, getattr(self, attr)) for name, attr in _FIXED_ATTRS.items()]
+        out += self.extra.items()
+        return [(name, st) for name, st in out if st.cnt]
 
     def _sample(self, run, qt, row):
         if qt >= self.sample_qt:
@@ -403,6 +417,33 @@ class Digest:
         got = [c for c in self.by_key.values() if c.query_time.cnt]
         got.sort(key=lambda c: -c.query_time.sum)
         return got[:limit] if limit else got
+
+    def worst(self, order_by=(b"Query_time", "sum"), limit=(None, 0)):
+        """pt-query-digest's top classes: ordered by ``order_by`` (attribute,
+        sum|min|max|cnt), worst first (ties: the class seen last first), taken while
+        the running total is under ``limit[0]`` percent of the grand total and the
+        count under ``limit[1]`` (None/0: no bound)."""
+        name, func = order_by
+
+        def value(cls):
+            st = cls.stat(name)
+            if st is None:
+                return None
+            return st.cnt if func == "cnt" else getattr(st, func, None)
+        got = [(v, c) for c in self.by_key.values() if (v := value(c)) is not None]
+        got.sort(key=lambda vc: (vc[0], str(vc[1].last_offset[1] if vc[1].last_offset else 0)),
+                 reverse=True)
+        pct, count = limit
+        grand = None
+        if pct is not None:
+            st = self.global_.stat(name)
+            grand = (getattr(st, "sum", 0) or 0) * pct / 100 if st is not None else 0
+        chosen, total = [], 0
+        for v, cls in got:
+            if (not grand or total < grand) and (not count or len(chosen) < count):
+                chosen.append(cls)
+            total += v
+        return chosen
 
     def class_id(self, cls) -> str:
         return query_id(cls.key)

@@ -44,13 +44,35 @@ def _s(b):
         "utf-8", "replace").decode("utf-8")
 
 
-def _names(d):
+def _names(d, unquote=False):
+    """[{value, count}] most frequent first; ``unquote``: `shop` and shop are one name."""
+    if unquote:
+        merged = {}
+        for k, v in d.items():
+            if k is not None and len(k) > 1 and k[:1] == b"`" and k[-1:] == b"`":
+                k = k[1:-1].replace(b"``", b"`")
+            merged[k] = merged.get(k, 0) + v
+        d = merged
     return [{"value": _s(k), "count": v} for k, v in sorted(d.items(), key=lambda kv: -kv[1])]
 
 
-def digest_dict(digest, stats=None, files=(), limit=0):
+def _counts(metric):
+    """A row-count metric with whole numbers as JSON integers."""
+    d = metric.as_dict()
+    for k in ("sum", "min", "max"):
+        v = d[k]
+        if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 63:
+            d[k] = int(v)
+    return d
+
+
+def _limit(limit):
+    return (None, limit) if isinstance(limit, int) else limit
+
+
+def digest_dict(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", "sum")):
     g = digest.global_
-    classes = digest.classes(limit)
+    classes = digest.worst(order_by, _limit(limit))
     out_classes = []
     for rank, c in enumerate(classes, 1):
         cid = digest.class_id(c)
@@ -65,11 +87,11 @@ def digest_dict(digest, stats=None, files=(), limit=0):
             "count": c.count,
             "query_time": c.query_time.as_dict(),
             "lock_time": c.lock_time.as_dict(),
-            "rows_sent": c.rows_sent.as_dict(),
-            "rows_examined": c.rows_examined.as_dict(),
+            "rows_sent": _counts(c.rows_sent),
+            "rows_examined": _counts(c.rows_examined),
             "first_seen": iso_utc(c.first_us),
             "last_seen": iso_utc(c.last_us),
-            "databases": _names(c.dbs),
+            "databases": _names(c.dbs, unquote=True),
             "users": _names(c.users),
             "hosts": _names(c.hosts),
             "sample": {"query": _s(c.sample), "query_time": c.sample_qt if c.sample_qt >= 0 else None,
@@ -81,8 +103,8 @@ def digest_dict(digest, stats=None, files=(), limit=0):
         "unique": len(reported),
         "query_time": g.query_time.as_dict(),
         "lock_time": g.lock_time.as_dict(),
-        "rows_sent": g.rows_sent.as_dict(),
-        "rows_examined": g.rows_examined.as_dict(),
+        "rows_sent": _counts(g.rows_sent),
+        "rows_examined": _counts(g.rows_examined),
         "first_seen": iso_utc(g.first_us),
         "last_seen": iso_utc(g.last_us),
         "files": list(files),
@@ -93,8 +115,8 @@ def digest_dict(digest, stats=None, files=(), limit=0):
     return {"global": glob, "group_by": digest.group_by, "classes": out_classes}
 
 
-def to_json(digest, stats=None, files=(), limit=0) -> str:
-    return json.dumps(digest_dict(digest, stats, files, limit), indent=1) + "\n"
+def to_json(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", "sum")) -> str:
+    return json.dumps(digest_dict(digest, stats, files, limit, order_by), indent=1) + "\n"
 
 
 _CSV_COLS = ["rank", "id", "checksum", "count", "query_time_sum", "query_time_min",
@@ -103,8 +125,8 @@ _CSV_COLS = ["rank", "id", "checksum", "count", "query_time_sum", "query_time_mi
              "last_seen", "value"]
 
 
-def to_csv(digest, stats=None, files=(), limit=0) -> str:
-    d = digest_dict(digest, stats, files, limit)
+def to_csv(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", "sum")) -> str:
+    d = digest_dict(digest, stats, files, limit, order_by)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(_CSV_COLS)
@@ -157,8 +179,8 @@ def _table(block):
     return rows
 
 
-def to_text(digest, stats=None, files=(), limit=0) -> str:
-    d = digest_dict(digest, stats, files, limit)
+def to_text(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", "sum")) -> str:
+    d = digest_dict(digest, stats, files, limit, order_by)
     g = d["global"]
     out = [f"# Files: {', '.join(g['files']) or '-'}",
            f"# Overall: {g['count']} total, {g['unique']} unique, grouped by {d['group_by']}",
