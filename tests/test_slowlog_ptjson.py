@@ -60,10 +60,20 @@ def diff(ours, pt, path=""):
                 out += diff(ours[k], pt[k], f"{path}/{k}")
         return out
     if isinstance(ours, list) and isinstance(pt, list) and path.endswith("classes"):
-        out = [f"{path}: checksums {[c['checksum'][:6] for c in ours]} vs "
-               f"{[c['checksum'][:6] for c in pt]}"] if len(ours) != len(pt) else []
-        for i, (a, b) in enumerate(zip(ours, pt)):
-            out += diff(a, b, f"{path}[{i}:{b['checksum'][:8]}]")
+        # pt's order; classes whose Query_time sums tie may come in either order (pt
+        # breaks ties by its own byte offsets, compared as strings)
+        def order(classes):
+            groups = {}
+            for c in classes:
+                groups.setdefault(c["metrics"]["Query_time"]["sum"], set()).add(c["checksum"])
+            return [(c["metrics"]["Query_time"]["sum"], groups[c["metrics"]["Query_time"]["sum"]])
+                    for c in classes]
+        out = [] if order(ours) == order(pt) else [
+            f"{path}: order {[c['checksum'][:6] for c in ours]} vs {[c['checksum'][:6] for c in pt]}"]
+        mine = {c["checksum"]: c for c in ours}
+        for c in pt:
+            if c["checksum"] in mine:
+                out += diff(mine[c["checksum"]], c, f"{path}[{c['checksum'][:8]}]")
         return out
     return [] if ours == pt else [f"{path}: ours {ours!r:.100} pt {pt!r:.100}"]
 

@@ -22,15 +22,17 @@ as in pt, an attribute first seen after the 1000th entry is not aggregated
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
 from operator import itemgetter
 
-from binlogkit.slowlog.attrs import ATTR, BOOL, IGNORED, NUM, attr_pairs, pt_number, type_of
+from binlogkit.slowlog.attrs import ATTR, BOOL, IGNORED, NUM, STRING, attr_pairs, pt_number, type_of
 from binlogkit.slowlog.metric import BoolStat, Metric, StrStat, bucket
 
 __all__ = ["entry_extras", "account_entry", "account_run", "pt_ts", "new_stat", "UNROLL_LIMIT"]
 
 UNROLL_LIMIT = 1000
+_PER_CLASS_ONLY = frozenset({b"user", b"host", b"db"})     # strings the global does not need
 FIXED = (b"Query_time", b"Lock_time", b"Rows_sent", b"Rows_examined")
 SKIP = IGNORED | frozenset(FIXED) | {b"Schema"}
 _RATE = (b"Log_slow_rate_limit", b"Log_slow_rate_type")
@@ -103,6 +105,9 @@ def _kind(digest, name, raw):
     types = digest.types
     got = types.get(name)
     if got is None and name not in types:
+        if name in _PER_CLASS_ONLY:
+            types[name] = STRING
+            return STRING
         if digest.n_events > UNROLL_LIMIT:
             types[name] = None
             return None
@@ -110,25 +115,29 @@ def _kind(digest, name, raw):
     return got
 
 
-def _add_one(store, name, kind, raw):
+def _add_one(target, name, kind, raw):
+    store = target.extra
     stat = store.get(name)
     if stat is None:
         stat = store[name] = new_stat(kind)
     if kind == NUM:
-        stat.add(pt_number(raw))
+        v = pt_number(raw)
+        stat.add(v)
+        if target.extra_values is not None:
+            target.extra_values.setdefault(name, array("d")).append(v)
     else:
         stat.add(raw)
 
 
 def account_entry(digest, cls, ev):
     """Add one entry's attributes to its class and to the global."""
-    glob = digest.global_.extra
     for name, raw in entry_extras(ev):
         kind = _kind(digest, name, raw)
         if kind is None:
             continue
-        _add_one(cls.extra, name, kind, raw)
-        _add_one(glob, name, kind, raw)
+        _add_one(cls, name, kind, raw)
+        if name not in _PER_CLASS_ONLY:
+            _add_one(digest.global_, name, kind, raw)
     ts = pt_ts(ev.ts)
     if ts is not None:
         _ts_seen(cls, ts, ts)
@@ -144,72 +153,84 @@ def _ts_seen(cls, lo, hi):
 
 # -- bulk runs ---------------------------------------------------------------------------
 
-_BLOCK_MEMO = {}
+_EMPTY = ((), ())
 
 
-def _block_pairs(block, first_is_attr_line):
-    """Filtered pairs of a block of ``#`` lines (memoised)."""
-    key = (block, first_is_attr_line)
-    got = _BLOCK_MEMO.get(key)
-    if got is None:
-        pairs = []
-        lines = block.split(b"\n")
-        if first_is_attr_line:      # the rest of the Query_time line
-            pairs += ATTR.findall(lines[0])
-            lines = lines[1:]
-        for line in lines:
-            if line[:1] == b"#":
-                pairs += attr_pairs(line)
-        got = tuple(_filter(pairs))
-        if len(_BLOCK_MEMO) > 65536:
-            _BLOCK_MEMO.clear()
-        _BLOCK_MEMO[key] = got
-    return got
+def _x_pairs(block):
+    """(names, values) of the filtered pairs of a block of ``#`` lines."""
+    pairs = []
+    for line in block.split(b"\n"):
+        if line[:1] == b"#":
+            pairs += attr_pairs(line)
+    return _split(_filter(pairs))
+
+
+def _x2_pairs(block):
+    """The same for the block after ``# Query_time``, which starts with the rest
+    of that line."""
+    first, _, rest = block.partition(b"\n")
+    pairs = ATTR.findall(first)
+    for line in rest.split(b"\n"):
+        if line[:1] == b"#":
+            pairs += attr_pairs(line)
+    return _split(_filter(pairs))
 
 
 def _set_pairs(line):
     if not line or _PURE_SET.match(line):
-        return ()
+        return _EMPTY
     m = _SET.match(line)
     if not m:
-        return ()
+        return _EMPTY
     parts = _SET_SPLIT.split(m.group(1))
-    return tuple(_filter(list(zip(parts[0::2], parts[1::2]))))
+    return _split(_filter(list(zip(parts[0::2], parts[1::2]))))
+
+
+def _split(pairs):
+    if not pairs:
+        return _EMPTY
+    return tuple(map(itemgetter(0), pairs)), tuple(map(itemgetter(1), pairs))
+
+
+def _memo_map(fn, memo, col):
+    """[fn(v) for v in col], computing each distinct value once."""
+    got = list(map(memo.get, col))
+    if None in got:
+        if len(memo) > 65536:
+            memo.clear()
+        for v in set(col).difference(memo):
+            memo[v] = fn(v)
+        got = list(map(memo.__getitem__, col))
+    return got
+
+
+_X1_MEMO, _X2_MEMO = {}, {}
 
 
 def _run_columns(run):
     """{name: column of raw values (None where absent)} of a run's # lines and SET."""
-    blocks = [list(map(_block_pairs, run.x1, _FALSES)) if any(run.x1) else None,
-              [_block_pairs(b, True) for b in run.x2],
-              [_set_pairs(s) for s in run.sets] if any(run.sets) else None]
+    blocks = [_memo_map(_x_pairs, _X1_MEMO, run.x1),
+              _memo_map(_x2_pairs, _X2_MEMO, run.x2)]
+    distinct_sets = set(run.sets)
+    if not all(not s or _PURE_SET.match(s) for s in distinct_sets):
+        blocks.append([_set_pairs(s) for s in run.sets])
     cols = {}
     n = run.n
     for per_row in blocks:
-        if per_row is None:
-            continue
-        sigs = {tuple(map(itemgetter(0), p)) for p in set(per_row)}
+        sigs = {p[0] for p in set(per_row)}
         if len(sigs) == 1:
             (names,) = sigs
-            if names and len(set(names)) == len(names):
-                for name, col in zip(names, zip(*[map(itemgetter(1), p) for p in per_row])):
-                    cols[name] = list(col)
+            if len(set(names)) == len(names):
+                for name, col in zip(names, zip(*map(itemgetter(1), per_row))):
+                    cols[name] = col
                 continue
-        for r, pairs in enumerate(per_row):
-            for name, raw in pairs:
+        for r, (names, values) in enumerate(per_row):
+            for name, raw in zip(names, values):
                 col = cols.get(name)
                 if col is None:
                     col = cols[name] = [None] * n
                 col[r] = raw
     return cols
-
-
-class _Falses:
-    def __iter__(self):
-        while True:
-            yield False
-
-
-_FALSES = _Falses()
 _NUMS = {}
 
 
@@ -221,7 +242,7 @@ def _nums(raw):
         if len(memo) > 1 << 17:
             memo.clear()
         for v in set(raw).difference(memo):
-            f = pt_number(v)
+            f = float(v) if isinstance(v, int) else pt_number(v)
             memo[v] = (f, bucket(f))
         got = list(map(memo.__getitem__, raw))
     return [g[0] for g in got], [g[1] for g in got]
@@ -239,11 +260,10 @@ def _picker(rows, n):
 def account_run(digest, run, groups, all_rows):
     """Add the attributes of a Run's rows: ``groups`` maps each class to its rows."""
     cols = _run_columns(run)     # (administrator commands never come in runs)
-    cols[b"bytes"] = [b"%d" % len(q) for q in run.queries]
-    users, hosts = run.users, run.hosts
-    if run.uh is not None:
-        cols[b"user"], cols[b"host"] = list(users), list(hosts)
-    cols[b"db"] = run.dbs
+    cols[b"bytes"] = list(map(len, run.queries))
+    for name in (b"user", b"host", b"db"):     # counted per class by Digest.add_rows
+        if name not in digest.types:
+            digest.types[name] = STRING
     glob = digest.global_
     n = run.n
     pick_all = _picker(all_rows, n)
@@ -258,7 +278,8 @@ def account_run(digest, run, groups, all_rows):
             if at >= UNROLL_LIMIT:
                 digest.types[name] = None
                 continue
-            digest.types[name] = type_of(name, col[rows_with[0]])
+            first = col[rows_with[0]]
+            digest.types[name] = NUM if isinstance(first, int) else type_of(name, first)
         kind = digest.types[name]
         if kind is None:
             continue
@@ -278,6 +299,8 @@ def account_run(digest, run, groups, all_rows):
                 stat = store[name] = new_stat(kind)
             if kind == NUM:
                 stat.add_many(pick(vals), pick(bucks), True)
+                if target.extra_values is not None:
+                    target.extra_values.setdefault(name, array("d")).extend(pick(vals))
             elif kind == BOOL:
                 stat.add_many(pick(col))
             else:

@@ -21,7 +21,8 @@ from operator import add, itemgetter
 from binlogkit.slowlog.attrstats import (UNROLL_LIMIT, _ts_seen, account_entry, account_run,
                                         pt_ts)
 from binlogkit.slowlog.fingerprint import Fingerprinter, distill, query_id
-from binlogkit.slowlog.metric import _EXACT_INT, Metric, _bucket, _floats_and_buckets  # noqa: F401
+from binlogkit.slowlog.metric import _EXACT_INT, Metric, StrStat, _bucket  # noqa: F401
+from binlogkit.slowlog.metric import _floats_and_buckets
 
 _MAX_NAMES = 100
 _FIXED_ATTRS = {b"Query_time": "query_time", b"Lock_time": "lock_time",
@@ -35,7 +36,8 @@ class ClassStats:
     __slots__ = ("key", "count", "query_time", "lock_time", "rows_sent", "rows_examined",
                  "first_us", "last_us", "dbs", "users", "hosts", "sample", "sample_qt",
                  "sample_end_us", "first_offset", "values", "name_cap", "extra", "ts_min",
-                 "ts_max", "sample_ts", "sample_db", "sample_qt_raw", "last_offset")
+                 "ts_max", "sample_ts", "sample_db", "sample_qt_raw", "last_offset",
+                 "extra_values")
 
     def __init__(self, key, mergeable=False):
         self.key = key
@@ -56,6 +58,7 @@ class ClassStats:
         # for Digest.merge: Query_time and Lock_time values in order (float sums
         # depend on the order; row counts are whole), and all names, not just 100
         self.values = (array("d"), array("d")) if mergeable else None
+        self.extra_values = {} if mergeable else None      # the same for other numbers
         self.name_cap = None if mergeable else _MAX_NAMES
 
 
@@ -85,9 +88,11 @@ class ClassStats:
         if self.key is not None:
             cap = self.name_cap
             if cols.same_db is _MIXED:
-                _count_names(self.dbs, pick(run.dbs), cap)
-            elif cols.same_db is not None:
-                _merge_names(self.dbs, {cols.same_db: m}, cap)
+                dbs = Counter(pick(run.dbs))
+                dbs.pop(None, None)
+            else:
+                dbs = {} if cols.same_db is None else {cols.same_db: m}
+            _merge_names(self.dbs, dbs, cap)
             by_uh = {cols.same_uh: m} if cols.same_uh is not _MIXED else Counter(pick(run.uh))
             users, hosts = {}, {}
             for uh, k in by_uh.items():
@@ -96,6 +101,12 @@ class ClassStats:
                 hosts[host] = hosts.get(host, 0) + k
             _merge_names(self.users, users, cap)
             _merge_names(self.hosts, hosts, cap)
+            for name, counts in ((b"user", users), (b"host", hosts), (b"db", dbs)):
+                if counts:
+                    stat = self.extra.get(name)
+                    if stat is None:
+                        stat = self.extra[name] = StrStat()
+                    stat.add_counts(counts)
         lts = pick(cols.lt)
         rss, rxs = pick(cols.rs), pick(cols.rx)
         parts = (self.query_time.add_many(qts, pick(cols.qt_buckets)),
@@ -208,8 +219,11 @@ def merge_extra(mine, other, drop=()):
             continue
         if stat is None:
             mine.extra[name] = theirs
+            if mine.extra_values is not None and other.extra_values and name in other.extra_values:
+                mine.extra_values[name] = other.extra_values[name]
         elif isinstance(stat, Metric):
-            stat.sum += theirs.sum
+            ordered = (other.extra_values or {}).get(name)
+            stat.sum = stat.sum + theirs.sum if ordered is None else reduce(add, ordered, stat.sum)
             stat.cnt += theirs.cnt
             if theirs.cnt:
                 stat._fold(theirs.min, theirs.max, theirs.buckets)
@@ -398,7 +412,10 @@ class Digest:
             if cls is None:
                 cls = by_key[key] = ClassStats(key, self.mergeable)
                 cls.first_offset = (run.file, run.offset(g[0]))
-            cls.last_offset = (run.file, run.offset(g[-1]))
+            # where the class was last seen breaks ties in worst(); the exact offset
+            # costs a second regex pass over a big chunk, so there the run's end stands in
+            cls.last_offset = (run.file, run.offset(g[-1]) if run.cheap_offsets
+                               else run.end_offset)
             parts.append(cls.add_rows(run, g, cols))
             targets.append((cls, g))
         if parts:
@@ -418,9 +435,10 @@ class Digest:
         got.sort(key=lambda c: -c.query_time.sum)
         return got[:limit] if limit else got
 
-    def worst(self, order_by=(b"Query_time", "sum"), limit=(None, 0)):
+    def worst(self, order_by=(b"Query_time", "sum"), limit=(None, 0), ties="pt"):
         """pt-query-digest's top classes: ordered by ``order_by`` (attribute,
-        sum|min|max|cnt), worst first (ties: the class seen last first), taken while
+        sum|min|max|cnt), worst first (ties: as pt, the class seen last first, its
+        byte offsets compared as strings; ``ties="first"``: first seen first), taken while
         the running total is under ``limit[0]`` percent of the grand total and the
         count under ``limit[1]`` (None/0: no bound)."""
         name, func = order_by
@@ -431,8 +449,11 @@ class Digest:
                 return None
             return st.cnt if func == "cnt" else getattr(st, func, None)
         got = [(v, c) for c in self.by_key.values() if (v := value(c)) is not None]
-        got.sort(key=lambda vc: (vc[0], str(vc[1].last_offset[1] if vc[1].last_offset else 0)),
-                 reverse=True)
+        if ties == "pt":
+            got.sort(key=lambda vc: (vc[0], str(vc[1].last_offset[1] if vc[1].last_offset
+                                                else 0)), reverse=True)
+        else:                          # ties: first seen first
+            got.sort(key=lambda vc: vc[0], reverse=True)
         pct, count = limit
         grand = None
         if pct is not None:

@@ -72,7 +72,7 @@ def _limit(limit):
 
 def digest_dict(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", "sum")):
     g = digest.global_
-    classes = digest.worst(order_by, _limit(limit))
+    classes = digest.worst(order_by, _limit(limit), ties="first")
     out_classes = []
     for rank, c in enumerate(classes, 1):
         cid = digest.class_id(c)
