@@ -9,6 +9,7 @@ Both sides are parsed JSON (pt's key order is Perl's hash order); classes are
 compared in order.  On a mismatch the test lists every differing path.
 """
 import gzip
+import importlib.util
 import json
 import os
 import re
@@ -31,7 +32,10 @@ RECORDED = sorted(FIX.glob("expected/*.pt-output.json"))
 PEER = ROOT.parent / "shared" / "peer" / "slowlogs" / "percona-toolkit"
 PEER_LOGS = sorted(p.name for p in PEER.glob("*")) if PEER.is_dir() else []
 PT = shutil.which("pt-query-digest")
-_RESTART = re.compile(rb"^\S.*, Version: .*started with:$", re.M)
+_SPEC = importlib.util.spec_from_file_location("gen_slowlog_ptjson",
+                                               ROOT / "fixtures" / "gen_slowlog_ptjson.py")
+GEN = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(GEN)
 
 # pt-query-digest cannot digest these as binlogkit does (checked by hand, pt 3.2.1):
 KNOWN = {
@@ -90,9 +94,7 @@ def ours_dict(path, name, bulk):
     return got
 
 
-@pytest.mark.parametrize("bulk", [False, True], ids=["lines", "bulk"])
-@pytest.mark.parametrize("expected", RECORDED, ids=lambda p: p.name.split(".")[0])
-def test_recorded_pt_query_digest_json(expected, bulk, tmp_path):
+def cut_copy(expected, tmp_path):
     doc = json.loads(expected.read_text())
     name = doc["output"]["global"]["files"][0]["name"]
     data = (FIX / name).read_bytes()
@@ -100,7 +102,31 @@ def test_recorded_pt_query_digest_json(expected, bulk, tmp_path):
         data = b"".join(data.splitlines(keepends=True)[:doc["cut_before_line"] - 1])
     path = tmp_path / name
     path.write_bytes(data)
-    assert diff(ours_dict(path, name, bulk), doc["output"]) == []
+    return doc, path
+
+
+def our_tables(path):
+    res = CliRunner().invoke(main, ["slowlog", "digest", "--server-tz", "UTC", "--limit", "0",
+                                    str(path)])
+    assert res.exit_code == 0, res.output
+    return GEN.report_tables(res.stdout)
+
+
+@pytest.mark.parametrize("expected", RECORDED, ids=lambda p: p.name.split(".")[0])
+def test_text_report_tables_match_recorded_pt_query_digest(expected, tmp_path):
+    """The text report's attribute tables (every attribute: total, min, max, avg,
+    95%, stddev, median, pct; Yes/No shares) and Query_time histograms read as pt's."""
+    doc, path = cut_copy(expected, tmp_path)
+    if "text_tables" not in doc:
+        pytest.skip("no text report recorded for this log (fixtures/gen_slowlog_ptjson.py)")
+    assert our_tables(path) == doc["text_tables"]
+
+
+@pytest.mark.parametrize("bulk", [False, True], ids=["lines", "bulk"])
+@pytest.mark.parametrize("expected", RECORDED, ids=lambda p: p.name.split(".")[0])
+def test_recorded_pt_query_digest_json(expected, bulk, tmp_path):
+    doc, path = cut_copy(expected, tmp_path)
+    assert diff(ours_dict(path, path.name, bulk), doc["output"]) == []
 
 
 def test_cli_pt_json_limit_and_order(tmp_path):
@@ -140,3 +166,6 @@ def test_peer_logs_match_live_pt_query_digest(name, tmp_path):
         return
     assert res.exit_code == 0, res.output
     assert diff(json.loads(res.stdout), json.loads(out)) == []
+    text = subprocess.run([PT, "--no-version-check", "--limit", "100%:1000000", str(plain)],
+                          capture_output=True, check=True, timeout=120, env=env).stdout
+    assert our_tables(plain) == GEN.report_tables(text.decode("latin-1"))
