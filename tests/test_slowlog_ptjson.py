@@ -169,3 +169,43 @@ def test_peer_logs_match_live_pt_query_digest(name, tmp_path):
     text = subprocess.run([PT, "--no-version-check", "--limit", "100%:1000000", str(plain)],
                           capture_output=True, check=True, timeout=120, env=env).stdout
     assert our_tables(plain) == GEN.report_tables(text.decode("latin-1"))
+
+
+# --filter: binlogkit's expression, pt-query-digest's Perl for the same condition
+FILTERS = [
+    ("Query_time > 0.01", '$event->{Query_time} > 0.01'),
+    ("Rows_examined >= 1000 or Full_scan == Yes",
+     '($event->{Rows_examined} || 0) >= 1000 || ($event->{Full_scan} || "") eq "Yes"'),
+    ("arg =~ '^update' and not InnoDB_pages_distinct < 20",
+     '$event->{arg} =~ m/^update/i && !(defined $event->{InnoDB_pages_distinct} '
+     '&& $event->{InnoDB_pages_distinct} < 20)'),
+]
+
+
+@pytest.mark.skipif(not PEER_LOGS, reason="../shared/peer/slowlogs not present")
+@pytest.mark.skipif(PT is None, reason="pt-query-digest not installed")
+@pytest.mark.parametrize("ours,perl", FILTERS)
+def test_filter_selects_what_pt_query_digest_selects(ours, perl):
+    path = str(PEER / "slow002.txt")
+    env = dict(os.environ, TZ="UTC")
+    out = subprocess.run([PT, "--no-version-check", "--output", "json", "--limit", "100%:1000",
+                          "--filter", perl, path], capture_output=True, check=True, env=env).stdout
+    res = CliRunner().invoke(main, ["slowlog", "digest", "--format", "pt-json", "--limit", "0",
+                                    "--filter", ours, path])
+    assert res.exit_code == 0, res.output
+    if not out.strip():
+        assert res.stdout == ""
+        return
+    pt = json.loads(out)
+    got = json.loads(res.stdout)
+    assert [c["checksum"] for c in got["classes"]] == [c["checksum"] for c in pt["classes"]]
+    assert got["global"]["query_count"] == pt["global"]["query_count"]
+
+
+@pytest.mark.parametrize("bad", ["", "Query_time >", "(Query_time > 1", "Query_time > 1 and",
+                                 "__import__('os') > 1", "a =~ '('", "1 > Query_time"])
+def test_filter_errors_are_usage_errors(bad):
+    res = CliRunner().invoke(main, ["slowlog", "digest", "--filter", bad,
+                                    str(FIX / "percona-5.7-full.log")])
+    assert res.exit_code == 2 and "--filter" in res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)

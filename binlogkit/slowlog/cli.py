@@ -80,22 +80,34 @@ def slowlog():
               help="pt-json: pt-query-digest --output json's structure and values.")
 @click.option("-o", "--output", default="-", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the report here (default: stdout).")
+@click.option("--filter", "filter_expr", default=None, metavar="EXPR",
+              help="Only entries matching EXPR, e.g. 'Query_time > 1 and db == shop' "
+                   "(comparisons == != < <= > >= =~ !~, and/or/not, parentheses).")
 @click.option("--jobs", type=click.IntRange(1, 2), default=2, show_default=True,
               help="Processes for one big uncompressed file (the result is the same).")
-def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, output, jobs):
+def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, output, filter_expr,
+           jobs):
     """A pt-query-digest-like report of the query classes in FILES (.gz/.bz2/.xz, - = stdin)."""
     from binlogkit.slowlog import report
     from binlogkit.slowlog.parallel import digest_files
+    from binlogkit.slowlog.filterexpr import FilterError, compile_filter
     limit_spec = parse_limit(limit)
     order_spec = parse_order_by(order_by)
+    try:
+        entry_filter = compile_filter(filter_expr) if filter_expr is not None else None
+    except FilterError as exc:
+        raise click.BadParameter(str(exc), param_hint="--filter") from None
     out = _open_output(output)
     zone = _zone(server_tz)
     since_us = parse_bound(since, zone) if since else None
     until_us = parse_bound(until, zone) if until else None
     stats = ParseStats()
-    dg = Digest(group_by=group_by, since_us=since_us, until_us=until_us)
+    dg = Digest(group_by=group_by, since_us=since_us, until_us=until_us, entry_filter=entry_filter)
     try:
-        digest_files(list(files), dg, zone=zone, stats=stats, workers=jobs)
+        if entry_filter is None:
+            digest_files(list(files), dg, zone=zone, stats=stats, workers=jobs)
+        else:       # the filter looks at whole entries: the line parser
+            dg.add_all(parse_slowlog(list(files), zone=zone, stats=stats))
     except BinlogkitError as exc:
         _fail(exc)
     if stats.entries == 0 and stats.bytes > 0 and not stats.header_lines:

@@ -287,7 +287,7 @@ class Digest:
     """Feed entries with :meth:`add`; read :meth:`classes` and :attr:`global_`."""
 
     def __init__(self, group_by="fingerprint", since_us=None, until_us=None,
-                 fingerprinter=None, mergeable=False):
+                 fingerprinter=None, mergeable=False, entry_filter=None):
         if group_by not in GROUP_BY:
             raise ValueError(f"unknown group-by {group_by!r}")
         self.group_by = group_by
@@ -295,6 +295,7 @@ class Digest:
         self.until_us = until_us
         self.fp = fingerprinter or Fingerprinter()
         self.mergeable = mergeable
+        self.entry_filter = entry_filter     # entry -> bool (--filter); entries one by one only
         self.by_key = {}
         self.global_ = ClassStats(None, mergeable)
         self.filtered_out = 0
@@ -360,7 +361,13 @@ class Digest:
             return
         if self.group_by == "fingerprint":
             ev.fingerprint = key = self.fp(ev.query)
+            if self.entry_filter is not None and not self.entry_filter(ev):
+                self.filtered_out += 1
+                return
         else:
+            if self.entry_filter is not None and not self.entry_filter(ev):
+                self.filtered_out += 1
+                return
             key = getattr(ev, self.group_by)
             if key is None:
                 self.no_group += 1
@@ -378,6 +385,8 @@ class Digest:
     def add_run(self, run):
         """Account a :class:`~binlogkit.slowlog.scan.Run` (entries in file order);
         the same result as :meth:`add` on each of its entries."""
+        if self.entry_filter is not None:
+            raise ValueError("a Digest with a filter takes entries one by one (add)")
         rows = range(run.n)
         if self.since_us is not None or self.until_us is not None:
             lo = -math.inf if self.since_us is None else self.since_us
