@@ -28,14 +28,32 @@ FIXTURE_LOGS = sorted(FIX.glob("*.log"))
 PEER_LOGS = sorted(PEER.glob("*")) if PEER.is_dir() else []
 
 
+def stat(st):
+    """Every attribute statistic (Metric, BoolStat, StrStat) as a tuple."""
+    if hasattr(st, "buckets"):
+        return (st.cnt, st.sum, st.min, st.max, sorted(st.buckets.items()))
+    if hasattr(st, "unq"):
+        return (st.cnt, st.min, st.max, sorted(st.unq.items()))
+    return (st.cnt, st.sum)
+
+
+# Attributes a two-process digest could not keep exactly (a value in the second half
+# typed otherwise than in the first: Digest.inexact); by_parallel sets it, the
+# by_parser call after it leaves them out too.  Only the test log's stray "# Time:"
+# attribute lines (a date or a number first) do that.
+INEXACT = set()
+
+
 def snapshot(dg, stats):
     """Everything a digest holds, comparable with ==."""
     def cls(c):
         metrics = [(m.cnt, m.sum, m.min, m.max, sorted(m.buckets.items()))
                    for m in (c.query_time, c.lock_time, c.rows_sent, c.rows_examined)]
+        extra = sorted((name, stat(st)) for name, st in c.extra.items() if name not in INEXACT)
         return (c.key, c.count, c.first_offset, metrics, c.first_us, c.last_us,
                 list(c.dbs.items()), list(c.users.items()), list(c.hosts.items()),
-                c.sample, c.sample_qt, c.sample_end_us)
+                c.sample, c.sample_qt, c.sample_end_us, extra, c.ts_min, c.ts_max,
+                c.sample_ts, c.sample_db, c.sample_qt_raw)
     return (digest_dict(dg, stats, [], 0), [cls(c) for c in dg.by_key.values()],
             cls(dg.global_), dg.filtered_out, dg.no_group, stats.as_dict())
 
@@ -241,6 +259,9 @@ def big_log(tmp_path, seed=7, n=3000, traps=True):
 def by_parallel(path, zone, **options):
     dg = Digest(**options)
     stats = parallel.digest_file(path, dg, zone=zone, workers=2)
+    assert dg.inexact <= {b"Time"}
+    INEXACT.clear()
+    INEXACT.update(dg.inexact)
     return snapshot(dg, stats)
 
 
@@ -279,7 +300,8 @@ def test_two_processes_every_split_point(traps, tmp_path, monkeypatch):
     rnd = random.Random(5)
     for cut in [cuts[0], cuts[-1]] + rnd.sample(cuts, 12):
         monkeypatch.setattr(parallel, "_cut_after", lambda p, offset, cut=cut: cut)
-        assert by_parallel(path, "UTC") == expected, cut
+        got = by_parallel(path, "UTC")
+        assert got == (by_parser(path, "UTC") if INEXACT else expected), cut
     if not traps:
         assert len(merged) >= 10 and all(merged)
 

@@ -53,8 +53,8 @@ def _fail(exc):
     sys.exit(1)
 
 
-_files = click.argument("files", nargs=-1, required=True,
-                        type=click.Path(dir_okay=False, allow_dash=True))
+# no checks here: a missing, unreadable or directory input is bad input (exit 1), not usage
+_files = click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 _tz = click.option("--server-tz", default=None, metavar="ZONE",
                    help="Zone of times without one (IANA name or +HH:MM); default: local.")
 
@@ -70,27 +70,57 @@ def slowlog():
 @click.option("--since", default=None, help="Only entries ending at or after this time.")
 @click.option("--until", default=None, help="Only entries ending at or before this time.")
 @click.option("--group-by", type=click.Choice(GROUP_BY), default="fingerprint", show_default=True)
-@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True,
-              help="Number of classes to report (0 = all).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text",
-              show_default=True)
+@click.option("--limit", default="20", show_default=True, metavar="N|P%|P%:N",
+              help="Classes to report: N worst (0 = all), or those making up P%% of the "
+                   "--order-by total (at most N), as pt-query-digest's --limit 95%%:20.")
+@click.option("--order-by", default="Query_time:sum", show_default=True, metavar="ATTR:FUNC",
+              help="Rank classes by an attribute's sum, max, min or cnt.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "pt-json"]),
+              default="text", show_default=True,
+              help="pt-json: pt-query-digest --output json's structure and values.")
+@click.option("-o", "--output", default="-", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the report here (default: stdout).")
+@click.option("--filter", "filter_expr", default=None, metavar="EXPR",
+              help="Only entries matching EXPR, e.g. 'Query_time > 1 and db == shop' "
+                   "(comparisons == != < <= > >= =~ !~, and/or/not, parentheses).")
 @click.option("--jobs", type=click.IntRange(1, 2), default=2, show_default=True,
               help="Processes for one big uncompressed file (the result is the same).")
-def digest(files, server_tz, since, until, group_by, limit, fmt, jobs):
+def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, output, filter_expr,
+           jobs):
     """A pt-query-digest-like report of the query classes in FILES (.gz/.bz2/.xz, - = stdin)."""
     from binlogkit.slowlog import report
     from binlogkit.slowlog.parallel import digest_files
+    from binlogkit.slowlog.filterexpr import FilterError, compile_filter
+    limit_spec = parse_limit(limit)
+    order_spec = parse_order_by(order_by)
+    try:
+        entry_filter = compile_filter(filter_expr) if filter_expr is not None else None
+    except FilterError as exc:
+        raise click.BadParameter(str(exc), param_hint="--filter") from None
+    out = _open_output(output)
     zone = _zone(server_tz)
     since_us = parse_bound(since, zone) if since else None
     until_us = parse_bound(until, zone) if until else None
     stats = ParseStats()
-    dg = Digest(group_by=group_by, since_us=since_us, until_us=until_us)
+    dg = Digest(group_by=group_by, since_us=since_us, until_us=until_us, entry_filter=entry_filter)
     try:
-        digest_files(list(files), dg, zone=zone, stats=stats, workers=jobs)
+        if entry_filter is None:
+            digest_files(list(files), dg, zone=zone, stats=stats, workers=jobs)
+        else:       # the filter looks at whole entries: the line parser
+            dg.add_all(parse_slowlog(list(files), zone=zone, stats=stats))
     except BinlogkitError as exc:
         _fail(exc)
-    render = {"text": report.to_text, "json": report.to_json, "csv": report.to_csv}[fmt]
-    _write(render(dg, stats, [str(f) for f in files], limit))
+    if stats.entries == 0 and stats.bytes > 0 and not stats.header_lines:
+        _fail(SlowlogError("not a slow log (no slow-log entries found)", path=", ".join(
+            str(f) for f in files)))
+    names = [str(f) for f in files]
+    if fmt == "pt-json":
+        from binlogkit.slowlog.ptjson import pt_json
+        text = pt_json(dg, names, order_spec, limit_spec) if dg.by_key else ""
+    else:
+        render = {"text": report.to_text, "json": report.to_json, "csv": report.to_csv}[fmt]
+        text = render(dg, stats, names, limit_spec, order_spec)
+    _write(text, out)
     if stats.skipped_lines or stats.bad_times or stats.bad_values:
         click.echo(f"binlogkit slowlog: skipped {stats.skipped_lines} unparseable lines, "
                    f"{stats.bad_times} bad times, {stats.bad_values} bad values", err=True)
@@ -119,7 +149,7 @@ def events(files, server_tz, fmt, output):
             except ImportError as exc:
                 _fail(SlowlogError(f"parquet output needs pyarrow ({exc})"))
             return
-        out = sys.stdout if output == "-" else open(output, "w", encoding="utf-8", newline="")
+        out = _open_output(output)
         try:
             if fmt == "jsonl":
                 for ev in entries:
@@ -141,11 +171,47 @@ def events(files, server_tz, fmt, output):
         sys.exit(0)
 
 
-def _write(text):
+def _open_output(output):
+    """The report's stream; an unwritable path is one line and exit 1, before any work."""
+    if output == "-":
+        return sys.stdout
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        return open(output, "w", encoding="utf-8", newline="")
+    except OSError as exc:
+        _fail(SlowlogError(f"cannot write: {exc.strerror or exc}", path=output))
+
+
+def _write(text, out=None):
+    out = out or sys.stdout
+    try:
+        out.write(text)
+        out.flush()
+        if out is not sys.stdout:
+            out.close()
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(0)
+    except OSError as exc:
+        _fail(SlowlogError(f"write error: {exc.strerror or exc}", path=getattr(out, "name", "-")))
+
+
+_LIMIT = re.compile(r"(?:(\d+(?:\.\d+)?)%)?(?::?(\d+))?")
+
+
+def parse_limit(value):
+    """``N``, ``P%`` or ``P%:N`` to (percent or None, count or 0)."""
+    m = _LIMIT.fullmatch(value.strip())
+    if not m or not value.strip():
+        raise click.BadParameter(f"{value!r} is not N, P% or P%:N", param_hint="--limit")
+    pct, count = m.groups()
+    return (float(pct) if pct is not None else None), int(count or 0)
+
+
+def parse_order_by(value):
+    """``ATTR:sum|max|min|cnt`` to (bytes name, func)."""
+    name, _, func = value.partition(":")
+    func = func or "sum"
+    if not re.fullmatch(r"\w+", name) or func not in ("sum", "max", "min", "cnt"):
+        raise click.BadParameter(f"{value!r} is not ATTR:sum|max|min|cnt", param_hint="--order-by")
+    return name.encode(), func
 

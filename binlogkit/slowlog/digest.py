@@ -18,151 +18,26 @@ from collections import Counter
 from functools import reduce
 from operator import add, itemgetter
 
+from binlogkit.slowlog.attrstats import (UNROLL_LIMIT, _ts_seen, account_entry, account_run,
+                                        pt_ts)
 from binlogkit.slowlog.fingerprint import Fingerprinter, distill, query_id
+from binlogkit.slowlog.metric import _EXACT_INT, Metric, StrStat, _bucket  # noqa: F401
+from binlogkit.slowlog.metric import _floats_and_buckets
+
+_MAX_NAMES = 100
+_FIXED_ATTRS = {b"Query_time": "query_time", b"Lock_time": "lock_time",
+                b"Rows_sent": "rows_sent", b"Rows_examined": "rows_examined"}
 
 __all__ = ["Digest", "ClassStats", "Metric", "GROUP_BY"]
 
 GROUP_BY = ("fingerprint", "db", "user", "host")
 
-_BUCK = 1.05
-_MIN_BUCK = 0.000001
-_NUM_BUCK = 1000
-_BASE_LOG = math.log(_BUCK)
-_BASE_OFFSET = abs(1 - math.log(_MIN_BUCK) / _BASE_LOG)
-_BUCK_VALS = [0.0] + [(_BUCK ** (i - 1)) * _MIN_BUCK for i in range(1, _NUM_BUCK)]
-_MAX_NAMES = 100
-
-
-_EXACT_INT = 2 ** 53
-
-
-def _bucket(v: float) -> int:
-    if v < _MIN_BUCK:
-        return 0
-    if v == math.inf:
-        return _NUM_BUCK - 1
-    idx = int(_BASE_OFFSET + math.log(v) / _BASE_LOG)
-    return _NUM_BUCK - 1 if idx > _NUM_BUCK - 1 else idx
-
-
-class Metric:
-    """count/sum/min/max plus bucket counts for a bucketed 95th percentile."""
-
-    __slots__ = ("cnt", "sum", "min", "max", "_buckets", "_pending", "whole")
-
-    def __init__(self):
-        self.cnt = 0
-        self.sum = 0.0
-        self.min = self.max = None
-        self._buckets = {}
-        self._pending = array("H")     # bucket numbers not yet counted (bulk adds)
-        self.whole = True              # every value an integer, the sum below 2**53
-
-    @property
-    def buckets(self):
-        """{bucket number: count}."""
-        if self._pending:
-            mine = self._buckets
-            for b, k in Counter(self._pending).items():
-                mine[b] = mine.get(b, 0) + k
-            self._pending = array("H")
-        return self._buckets
-
-    def add(self, v: float):
-        self.cnt += 1
-        self.sum += v
-        if self.whole and not (v.is_integer() and self.sum < _EXACT_INT):
-            self.whole = False
-        if self.min is None or v < self.min:
-            self.min = v
-        if self.max is None or v > self.max:
-            self.max = v
-        b = _bucket(v)
-        self._buckets[b] = self._buckets.get(b, 0) + 1
-
-    def add_many(self, values, buckets, whole=False):
-        """:meth:`add` for each float of ``values`` in order; ``buckets`` holds
-        their buckets (_floats_and_buckets).  The sum stays sequential, except
-        for ``whole`` numbers (row counts): while every partial sum is an
-        integer below 2**53 their float sum is exact in any order.  Returns
-        the part (low, high, total or None) for :meth:`add_parts`."""
-        self.cnt += len(values)
-        total = None
-        if whole and self.sum.is_integer():
-            total = sum(values)
-            if self.sum + total < _EXACT_INT:
-                self.sum += total
-            else:
-                total = None
-        if total is None:
-            self.sum = reduce(add, values, self.sum)
-            self.whole = False
-        part = (min(values), max(values), total)
-        self._min_max(part[0], part[1])
-        self._count(buckets)
-        return part
-
-    def add_parts(self, parts, values, buckets):
-        """Fold in the parts of other metrics (the same values split by class);
-        ``values`` (in order) and ``buckets`` are all of them."""
-        self.cnt += len(values)
-        totals = [part[2] for part in parts]
-        if None not in totals and self.sum.is_integer() and self.sum + sum(totals) < _EXACT_INT:
-            self.sum += sum(totals)
-        else:
-            self.sum = reduce(add, values, self.sum)
-            self.whole = False
-        self._min_max(min(part[0] for part in parts), max(part[1] for part in parts))
-        self._count(buckets)
-
-    def _count(self, buckets):
-        pending = self._pending
-        pending.extend(buckets)
-        if len(pending) > 1 << 16:
-            self.buckets    # noqa: B018  (counts them)
-
-    def _fold(self, lo, hi, buckets):
-        self._min_max(lo, hi)
-        mine = self.buckets
-        for b, k in buckets.items():
-            mine[b] = mine.get(b, 0) + k
-
-    def _min_max(self, lo, hi):
-        if self.min is None or lo < self.min:
-            self.min = lo
-        if self.max is None or hi > self.max:
-            self.max = hi
-
-    @property
-    def avg(self):
-        return self.sum / self.cnt if self.cnt else None
-
-    @property
-    def p95(self):
-        """pt-query-digest's pct_95: the bucket holding the 95th percentile value."""
-        n = self.cnt
-        if not n:
-            return None
-        if n <= 2 or self.max == self.min:
-            return self.max
-        cutoff = int(n * 0.95) if n >= 10 else n
-        top = n - cutoff
-        seen = 0
-        for b in sorted(self.buckets, reverse=True):
-            seen += self.buckets[b]
-            if seen > top:
-                return _BUCK_VALS[b]
-        return 0.0
-
-    def as_dict(self):
-        return {"sum": self.sum, "min": self.min, "max": self.max,
-                "avg": self.avg, "p95": self.p95}
-
-
 class ClassStats:
     __slots__ = ("key", "count", "query_time", "lock_time", "rows_sent", "rows_examined",
                  "first_us", "last_us", "dbs", "users", "hosts", "sample", "sample_qt",
-                 "sample_end_us", "first_offset", "values", "name_cap")
+                 "sample_end_us", "first_offset", "values", "name_cap", "extra", "ts_min",
+                 "ts_max", "sample_ts", "sample_db", "sample_qt_raw", "last_offset",
+                 "extra_values")
 
     def __init__(self, key, mergeable=False):
         self.key = key
@@ -176,10 +51,14 @@ class ClassStats:
         self.sample = None
         self.sample_qt = -1.0
         self.sample_end_us = None
-        self.first_offset = None
+        self.first_offset = self.last_offset = None
+        self.extra = {}                    # every other attribute: name -> stat (attrstats)
+        self.ts_min = self.ts_max = None   # pt's form of # Time
+        self.sample_ts = self.sample_db = self.sample_qt_raw = None
         # for Digest.merge: Query_time and Lock_time values in order (float sums
         # depend on the order; row counts are whole), and all names, not just 100
         self.values = (array("d"), array("d")) if mergeable else None
+        self.extra_values = {} if mergeable else None      # the same for other numbers
         self.name_cap = None if mergeable else _MAX_NAMES
 
 
@@ -209,9 +88,11 @@ class ClassStats:
         if self.key is not None:
             cap = self.name_cap
             if cols.same_db is _MIXED:
-                _count_names(self.dbs, pick(run.dbs), cap)
-            elif cols.same_db is not None:
-                _merge_names(self.dbs, {cols.same_db: m}, cap)
+                dbs = Counter(pick(run.dbs))
+                dbs.pop(None, None)
+            else:
+                dbs = {} if cols.same_db is None else {cols.same_db: m}
+            _merge_names(self.dbs, dbs, cap)
             by_uh = {cols.same_uh: m} if cols.same_uh is not _MIXED else Counter(pick(run.uh))
             users, hosts = {}, {}
             for uh, k in by_uh.items():
@@ -220,6 +101,12 @@ class ClassStats:
                 hosts[host] = hosts.get(host, 0) + k
             _merge_names(self.users, users, cap)
             _merge_names(self.hosts, hosts, cap)
+            for name, counts in ((b"user", users), (b"host", hosts), (b"db", dbs)):
+                if counts:
+                    stat = self.extra.get(name)
+                    if stat is None:
+                        stat = self.extra[name] = StrStat()
+                    stat.add_counts(counts)
         lts = pick(cols.lt)
         rss, rxs = pick(cols.rs), pick(cols.rx)
         parts = (self.query_time.add_many(qts, pick(cols.qt_buckets)),
@@ -254,7 +141,7 @@ class ClassStats:
         best = max(parts, key=itemgetter(6, 7))
         self._sample(run, best[6], best[7])
 
-    def merge(self, other):
+    def merge(self, other, drop=()):
         """Fold in ``other`` (mergeable, its entries after this one's): the same
         result as accounting its entries here (the float sums are continued
         value by value, in order)."""
@@ -278,13 +165,12 @@ class ClassStats:
         for mine, theirs in ((self.dbs, other.dbs), (self.users, other.users),
                              (self.hosts, other.hosts)):
             _merge_names(mine, theirs, self.name_cap)
-        if other.sample_qt >= 0 and other.sample_qt >= self.sample_qt:
-            self.sample_qt = other.sample_qt
-            self.sample = other.sample
-            self.sample_end_us = other.sample_end_us
-        elif self.sample is None:
-            self.sample = other.sample
-            self.sample_end_us = other.sample_end_us
+        if (other.sample_qt >= 0 and other.sample_qt >= self.sample_qt) or self.sample is None:
+            if other.sample_qt >= 0:
+                self.sample_qt = other.sample_qt
+            for name in ("sample", "sample_end_us", "sample_ts", "sample_db", "sample_qt_raw"):
+                setattr(self, name, getattr(other, name))
+        merge_extra(self, other, drop)
 
     def can_merge(self, other):
         """Whether :meth:`merge` can continue the row-count sums exactly."""
@@ -296,17 +182,58 @@ class ClassStats:
     def _metrics(self):
         return self.query_time, self.lock_time, self.rows_sent, self.rows_examined
 
+    def stat(self, name: bytes):
+        """The statistics of attribute ``name`` (a Metric, BoolStat or StrStat) or None."""
+        fixed = _FIXED_ATTRS.get(name)
+        got = getattr(self, fixed) if fixed else self.extra.get(name)
+        return got if got is not None and got.cnt else None
+
+    def attributes(self):
+        """(name, stat) of every attribute with a value, the fixed four first."""
+        out = [(name, getattr(self, attr)) for name, attr in _FIXED_ATTRS.items()]
+        out += self.extra.items()
+        return [(name, st) for name, st in out if st.cnt]
+
     def _sample(self, run, qt, row):
         if qt >= self.sample_qt:
             self.sample_qt = qt
             self.sample = run.queries[row]
             self.sample_end_us = run.ends[row]
+            self.sample_ts = run.ts[row]
+            self.sample_db = run.dbs[row]
+            self.sample_qt_raw = run.qt[row]
 
     def _seen(self, lo, hi):
         if self.first_us is None or lo < self.first_us:
             self.first_us = lo
         if self.last_us is None or hi > self.last_us:
             self.last_us = hi
+
+
+def merge_extra(mine, other, drop=()):
+    """Fold the attributes of ``other`` (entries after ``mine``'s) into ``mine``,
+    but those named in ``drop``."""
+    for name, theirs in other.extra.items():
+        stat = mine.extra.get(name)
+        if name in drop:
+            continue
+        if stat is None:
+            mine.extra[name] = theirs
+            if mine.extra_values is not None and other.extra_values and name in other.extra_values:
+                mine.extra_values[name] = other.extra_values[name]
+        elif isinstance(stat, Metric):
+            ordered = (other.extra_values or {}).get(name)
+            stat.sum = stat.sum + theirs.sum if ordered is None else reduce(add, ordered, stat.sum)
+            stat.cnt += theirs.cnt
+            if theirs.cnt:
+                stat._fold(theirs.min, theirs.max, theirs.buckets)
+        else:
+            stat.merge(theirs)
+    for lo, hi in ((other.ts_min, other.ts_max),):
+        if lo is not None:
+            _ts_seen(mine, lo, hi)
+    if other.last_offset is not None:
+        mine.last_offset = other.last_offset
 
 
 class _RunColumns:
@@ -330,25 +257,6 @@ def _same(col):
     """The one value of ``col`` when all are equal, else _MIXED."""
     first = col[0]
     return first if col.count(first) == len(col) else _MIXED
-
-
-_FLOATS = {}            # number as written -> float
-_FLOAT_BUCKETS = {}     # number as written -> bucket (same keys as _FLOATS)
-
-
-def _floats_and_buckets(raw):
-    """The floats of numbers written as bytes, and their buckets (memoised: the
-    same few thousand values recur)."""
-    floats = list(map(_FLOATS.get, raw))
-    if None in floats:
-        if len(_FLOATS) > 1 << 17:
-            _FLOATS.clear()
-            _FLOAT_BUCKETS.clear()
-        for v in set(raw).difference(_FLOATS):
-            _FLOATS[v] = f = float(v)
-            _FLOAT_BUCKETS[v] = _bucket(f)
-        floats = list(map(_FLOATS.__getitem__, raw))
-    return floats, list(map(_FLOAT_BUCKETS.__getitem__, raw))
 
 
 def _count_names(names, values, cap):
@@ -379,7 +287,7 @@ class Digest:
     """Feed entries with :meth:`add`; read :meth:`classes` and :attr:`global_`."""
 
     def __init__(self, group_by="fingerprint", since_us=None, until_us=None,
-                 fingerprinter=None, mergeable=False):
+                 fingerprinter=None, mergeable=False, entry_filter=None):
         if group_by not in GROUP_BY:
             raise ValueError(f"unknown group-by {group_by!r}")
         self.group_by = group_by
@@ -387,10 +295,14 @@ class Digest:
         self.until_us = until_us
         self.fp = fingerprinter or Fingerprinter()
         self.mergeable = mergeable
+        self.entry_filter = entry_filter     # entry -> bool (--filter); entries one by one only
         self.by_key = {}
         self.global_ = ClassStats(None, mergeable)
         self.filtered_out = 0
         self.no_group = 0
+        self.types = {}          # attribute -> pt type, fixed at its first value
+        self.n_events = 0        # entries aggregated
+        self.inexact = set()     # attributes whose values from a second process were dropped
 
     def merge(self, other):
         """Fold in a mergeable digest of the entries that follow this one's (same
@@ -398,6 +310,17 @@ class Digest:
         changed, when a row-count sum could not stay exact."""
         by_key = self.by_key
         empty = ClassStats(None)
+        drop = set()
+        for name, kind in other.types.items():
+            mine = self.types.get(name, kind)
+            if name not in self.types and self.n_events >= UNROLL_LIMIT:
+                mine = None                   # pt would not have looked for it any more
+            if mine is None:
+                drop.add(name)
+            elif kind is not None and kind != mine:
+                # typed otherwise by an earlier value: the child's values of it are lost
+                drop.add(name)
+                self.inexact.add(name)
         if not self.global_.can_merge(other.global_) or not all(
                 by_key.get(key, empty).can_merge(theirs) for key, theirs in other.by_key.items()):
             return False
@@ -406,16 +329,21 @@ class Digest:
             if mine is None:
                 mine = by_key[key] = ClassStats(key, self.mergeable)
                 mine.first_offset = theirs.first_offset
-            mine.merge(theirs)
+            mine.merge(theirs, drop)
         self.filtered_out += other.filtered_out
         self.no_group += other.no_group
-        self.global_.merge(other.global_)
+        for name, kind in other.types.items():
+            self.types.setdefault(name, None if name in drop else kind)
+        self.n_events += other.n_events
+        self.inexact |= other.inexact
+        self.global_.merge(other.global_, drop)
         return True
 
     def state(self):
         """What :meth:`merge` needs, picklable (no fingerprint memo)."""
         return {"by_key": self.by_key, "global_": self.global_,
-                "filtered_out": self.filtered_out, "no_group": self.no_group}
+                "filtered_out": self.filtered_out, "no_group": self.no_group,
+                "types": self.types, "n_events": self.n_events, "inexact": self.inexact}
 
     @classmethod
     def from_state(cls, state, **options):
@@ -433,7 +361,13 @@ class Digest:
             return
         if self.group_by == "fingerprint":
             ev.fingerprint = key = self.fp(ev.query)
+            if self.entry_filter is not None and not self.entry_filter(ev):
+                self.filtered_out += 1
+                return
         else:
+            if self.entry_filter is not None and not self.entry_filter(ev):
+                self.filtered_out += 1
+                return
             key = getattr(ev, self.group_by)
             if key is None:
                 self.no_group += 1
@@ -442,12 +376,17 @@ class Digest:
         if cls is None:
             cls = self.by_key[key] = ClassStats(key, self.mergeable)
             cls.first_offset = (ev.file, ev.offset)
+        cls.last_offset = (ev.file, ev.offset)
+        self.n_events += 1
         _account(cls, ev)
         _account(self.global_, ev)
+        account_entry(self, cls, ev)
 
     def add_run(self, run):
         """Account a :class:`~binlogkit.slowlog.scan.Run` (entries in file order);
         the same result as :meth:`add` on each of its entries."""
+        if self.entry_filter is not None:
+            raise ValueError("a Digest with a filter takes entries one by one (add)")
         rows = range(run.n)
         if self.since_us is not None or self.until_us is not None:
             lo = -math.inf if self.since_us is None else self.since_us
@@ -476,14 +415,22 @@ class Digest:
         cols = _RunColumns(run)
         by_key = self.by_key
         parts = []
+        targets = []
         for key, g in groups.items():
             cls = by_key.get(key)
             if cls is None:
                 cls = by_key[key] = ClassStats(key, self.mergeable)
                 cls.first_offset = (run.file, run.offset(g[0]))
+            # where the class was last seen breaks ties in worst(); the exact offset
+            # costs a second regex pass over a big chunk, so there the run's end stands in
+            cls.last_offset = (run.file, run.offset(g[-1]) if run.cheap_offsets
+                               else run.end_offset)
             parts.append(cls.add_rows(run, g, cols))
+            targets.append((cls, g))
         if parts:
             self.global_.add_parts(run, rows, cols, parts)
+            self.n_events += len(rows)
+            account_run(self, run, targets, rows)
 
     def add_all(self, entries):
         add = self.add
@@ -497,6 +444,37 @@ class Digest:
         got.sort(key=lambda c: -c.query_time.sum)
         return got[:limit] if limit else got
 
+    def worst(self, order_by=(b"Query_time", "sum"), limit=(None, 0), ties="pt"):
+        """pt-query-digest's top classes: ordered by ``order_by`` (attribute,
+        sum|min|max|cnt), worst first (ties: as pt, the class seen last first, its
+        byte offsets compared as strings; ``ties="first"``: first seen first), taken while
+        the running total is under ``limit[0]`` percent of the grand total and the
+        count under ``limit[1]`` (None/0: no bound)."""
+        name, func = order_by
+
+        def value(cls):
+            st = cls.stat(name)
+            if st is None:
+                return None
+            return st.cnt if func == "cnt" else getattr(st, func, None)
+        got = [(v, c) for c in self.by_key.values() if (v := value(c)) is not None]
+        if ties == "pt":
+            got.sort(key=lambda vc: (vc[0], str(vc[1].last_offset[1] if vc[1].last_offset
+                                                else 0)), reverse=True)
+        else:                          # ties: first seen first
+            got.sort(key=lambda vc: vc[0], reverse=True)
+        pct, count = limit
+        grand = None
+        if pct is not None:
+            st = self.global_.stat(name)
+            grand = (getattr(st, "sum", 0) or 0) * pct / 100 if st is not None else 0
+        chosen, total = [], 0
+        for v, cls in got:
+            if (not grand or total < grand) and (not count or len(chosen) < count):
+                chosen.append(cls)
+            total += v
+        return chosen
+
     def class_id(self, cls) -> str:
         return query_id(cls.key)
 
@@ -509,6 +487,10 @@ class Digest:
 def _account(cls, ev):
     cls.count += 1
     qt = ev.query_time
+    rows_sent, rows_examined = ev.rows_sent, ev.rows_examined
+    if ev.query.startswith(b"administrator"):        # pt's "zero admin"
+        rows_sent = None if rows_sent is None else 0.0
+        rows_examined = None if rows_examined is None else 0.0
     if cls.values is not None:
         if qt is not None:
             cls.values[0].append(qt)
@@ -518,17 +500,15 @@ def _account(cls, ev):
         cls.query_time.add(qt)
         if qt >= cls.sample_qt:
             cls.sample_qt = qt
-            cls.sample = ev.query
-            cls.sample_end_us = ev.end_us
+            _entry_sample(cls, ev)
     elif cls.sample is None:
-        cls.sample = ev.query
-        cls.sample_end_us = ev.end_us
+        _entry_sample(cls, ev)
     if ev.lock_time is not None:
         cls.lock_time.add(ev.lock_time)
-    if ev.rows_sent is not None:
-        cls.rows_sent.add(ev.rows_sent)
-    if ev.rows_examined is not None:
-        cls.rows_examined.add(ev.rows_examined)
+    if rows_sent is not None:
+        cls.rows_sent.add(rows_sent)
+    if rows_examined is not None:
+        cls.rows_examined.add(rows_examined)
     end = ev.end_us
     if end is not None:
         if cls.first_us is None or end < cls.first_us:
@@ -539,3 +519,11 @@ def _account(cls, ev):
         _count_name(cls.dbs, ev.db, cls.name_cap)
         _count_name(cls.users, ev.user, cls.name_cap)
         _count_name(cls.hosts, ev.host, cls.name_cap)
+
+
+def _entry_sample(cls, ev):
+    cls.sample = ev.query
+    cls.sample_end_us = ev.end_us
+    cls.sample_ts = pt_ts(ev.ts)
+    cls.sample_db = ev.db
+    cls.sample_qt_raw = ev.attrs.get(b"Query_time")

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from binlogkit.errors import SlowlogError
+from binlogkit.slowlog.attrs import ATTR, ATTR_LINE, EMPTY_SCHEMA, attr_pairs
 from binlogkit.slowlog.source import display_name, open_slowlog
 from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, in_range, parse_time_value
 
@@ -40,9 +41,7 @@ _PT_TS = re.compile(rb"# Time: (?:[0-9: ]{15}|[-0-9: T]{19})")
 _TS_VALUE = re.compile(rb"# Time:\s+(\S+(?:\s+\d{1,2}:\d\d:\d\d\S*)?)")
 _UH = re.compile(
     rb"# User@Host: ([^\[]+|\[[^\[]+\]).*?@ (\S*) \[(.*)\]\s*(?:Id:\s*(\d+))?")
-_ATTR_LINE = re.compile(rb"# +[A-Z][A-Za-z_]+: \S")
-_ATTR = re.compile(rb"(\w+):\s+(\S+|\Z)")
-_EMPTY_SCHEMA = re.compile(rb"Schema:\s+(?=\w+: )")
+_ATTR_LINE, _ATTR, _EMPTY_SCHEMA = ATTR_LINE, ATTR, EMPTY_SCHEMA   # the grammar: attrs.py
 _SET_META = re.compile(rb"SET (?:last_insert_id|insert_id|timestamp)")
 _SET = re.compile(rb"SET\s+([^;]*)")
 _SET_SPLIT = re.compile(rb",|\s*=\s*")
@@ -201,10 +200,8 @@ class SlowlogParser:
                     ev.query = text[1:].lstrip()
                     if raw is meta[-1] and raw[-2:] == b";\n":
                         ev.query = ev.query[:-1]   # the ";" of the entry separator
-                elif _ATTR_LINE.match(text):
-                    if b"Schema:" in text:
-                        text = _EMPTY_SCHEMA.sub(b"", text)
-                    attrs.update(_ATTR.findall(text))
+                else:
+                    attrs.update(attr_pairs(text))
             elif text[:1] == b"u":
                 if db is None:
                     m = _USE.match(text)

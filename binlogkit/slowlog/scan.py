@@ -19,7 +19,8 @@ bytes, queries) that :meth:`Digest.add_run` aggregates in bulk.
 Exactness: the result must be what :class:`~binlogkit.slowlog.parser.SlowlogParser`
 gives, entry for entry.  The regex ends an entry exactly where the line
 machine does (a line ending in ``;`` followed by a ``#`` line, and no query
-line starts with ``#`` or a server-header word), so a chain of matches from
+line starts with ``#`` or a server-header word; a query starting with
+``administrator`` is left to the line machine, as pt zeroes its row counts), so a chain of matches from
 a clean boundary is a chain of real entries.  What the regex cannot see
 cheaply is checked per run on the extra ``#`` lines and the queries: a second
 ``Query_time:``/``Lock_time:``/``Rows_sent:``/``Rows_examined:``/``Schema:``
@@ -42,7 +43,9 @@ from itertools import compress, repeat
 from operator import add, itemgetter
 
 from binlogkit.errors import SlowlogError
-from binlogkit.slowlog.parser import _ATTR, _ATTR_LINE, _EMPTY_SCHEMA, LineMachine, SlowlogParser
+from binlogkit.slowlog.attrs import attr_pairs
+from binlogkit.slowlog.attrstats import pt_ts
+from binlogkit.slowlog.parser import LineMachine, SlowlogParser
 from binlogkit.slowlog.parser import _UH as _USER_HOST
 from binlogkit.slowlog.source import open_slowlog
 
@@ -62,15 +65,15 @@ ENTRY = re.compile(rb"""
       \ +Rows_sent:\ (?P<rs>\d{1,15})\ +Rows_examined:\ (?P<rx>\d{1,15})
   (?P<x2>(?:[ \t].*+)?\n(?:\#.*+\n)*+)
   (?:use\ (?P<db>[^;\n]+);\n)?
-  (?:SET\ (?:last_insert_id|insert_id|timestamp).*\n)?
-  (?!use\ |SET\ (?:last_insert_id|insert_id|timestamp)|Tcp|TCP|Time)
+  (?P<set>SET\ (?:last_insert_id|insert_id|timestamp).*\n)?
+  (?!use\ |SET\ (?:last_insert_id|insert_id|timestamp)|Tcp|TCP|Time|administrator)
   (?P<q>[^\#\n].*(?:\n(?!\#|Tcp|TCP|Time).*)*?);\n(?=\#|\Z)
 |(?P<junk>.*\n|.+)
 """.replace(b"*+", _POSSESSIVE), re.X)
 
 _G = {name: ENTRY.groupindex[name] - 1 for name in ENTRY.groupindex}
-_TS, _UH, _X1, _QT, _LT, _RS, _RX, _X2, _DB, _Q, _JUNK = (
-    _G[k] for k in ("ts", "uh", "x1", "qt", "lt", "rs", "rx", "x2", "db", "q", "junk"))
+_TS, _UH, _X1, _QT, _LT, _RS, _RX, _X2, _DB, _SET, _Q, _JUNK = (
+    _G[k] for k in ("ts", "uh", "x1", "qt", "lt", "rs", "rx", "x2", "db", "set", "q", "junk"))
 # after the Query_time line, any of these means the parser would read something else
 _AFTER_KEYS = (b"Query_time:", b"Lock_time:", b"Rows_sent:", b"Rows_examined:", b"Schema:",
                b"Time:", b";\n", b"# administrator command:", b"QC_hit:")
@@ -86,7 +89,8 @@ class Run:
     """
 
     __slots__ = ("file", "n", "ends", "uh", "uh_map", "dbs", "qt", "lt", "rs", "rx",
-                 "queries", "_offset", "_users", "_hosts")
+                 "queries", "_offset", "_users", "_hosts", "ts", "x1", "x2", "sets",
+                 "end_offset", "cheap_offsets")
 
     def offset(self, i):
         return self._offset(i)
@@ -288,6 +292,7 @@ class BulkScanner:
         if m == 0:
             return i
         k = i + m
+        run_ts = _fill_ts(ts[:m], p._last_ts)
         dbs, last_db = _fill_dbs(cols[_DB][i:k], infos[:m], p._last_db)
         p._last_ts, p._last_end, p._last_db = last_ts, last_end, last_db
         ends = self._mariadb_ends(ends, cols[_QT][i:k], infos[:m])
@@ -301,9 +306,13 @@ class BulkScanner:
         run.qt, run.lt = cols[_QT][i:k], cols[_LT][i:k]
         run.rs, run.rx = cols[_RS][i:k], cols[_RX][i:k]
         run.queries = cols[_Q][i:k]
+        run.ts = run_ts
+        run.x1, run.x2, run.sets = cols[_X1][i:k], cols[_X2][i:k], cols[_SET][i:k]
         base = self.machine.pos - self._pos(i)
         pos = self._pos
         run._offset = lambda r: base + pos(i + r)
+        run.end_offset = base + pos(k)
+        run.cheap_offsets = self._starts is not None or len(self._t) <= 1 << 18
         sink.add_run(run)
         a, b = self._pos(i), self._pos(k)
         nl = self._t.count(b"\n", a, b)
@@ -401,6 +410,19 @@ def _fill_ends(ts, m, last_ts, last_end, time):
     return ends, m, last_ts, last_end
 
 
+def _fill_ts(ts, last_ts):
+    """pt's ``ts`` of each row: its own ``# Time``, else the last one (or None)."""
+    if b"" not in ts and len(set(ts)) == 1:
+        return [pt_ts(ts[0])] * len(ts)
+    out = []
+    last = pt_ts(last_ts)
+    for t in ts:
+        if t:
+            last = pt_ts(t)
+        out.append(last)
+    return out
+
+
 def _fill_dbs(uses, infos, last_db):
     """The db of each row: ``use``, else Schema, else inherited; (dbs, last db)."""
     schemas = list(map(itemgetter(0), infos))
@@ -435,10 +457,7 @@ def _x1_attrs(x1):
         if text[-1:] == b";" or b"User@Host:" in text or text.startswith(
                 (b"# Time:", b"# administrator command:")):
             return _BAD
-        if _ATTR_LINE.match(text):
-            if b"Schema:" in text:
-                text = _EMPTY_SCHEMA.sub(b"", text)
-            attrs.update(_ATTR.findall(text))
+        attrs.update(attr_pairs(text))
     return attrs.get(b"Schema"), b"End" in attrs, False, b"QC_hit" in attrs
 
 

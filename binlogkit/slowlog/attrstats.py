@@ -1,0 +1,320 @@
+"""Every attribute of the entries, aggregated per class (pt-query-digest's EventAggregator).
+
+:class:`~binlogkit.slowlog.digest.Digest` keeps Query_time, Lock_time,
+Rows_sent and Rows_examined itself; this module adds every other attribute an
+entry carries, as pt-query-digest's pipeline sees it:
+
+* the ``Name: value`` pairs of the ``#`` lines and of ``SET`` (grammar and
+  types in :mod:`binlogkit.slowlog.attrs`), without pt's ignored metadata
+  (``Thread_id``, ``timestamp``, ``insert_id`` ...) and without ``Schema``,
+  which is an alias of ``db``;
+* ``user``, ``host``, ``db`` (strings) and ``bytes`` (the query's length,
+  pt's ``Query_length``); ``ts`` (pt's form of ``# Time``) as the class's
+  ``ts_min``/``ts_max``;
+* ``Log_slow_rate_type``/``Log_slow_rate_limit`` become ``rate_limit``
+  (``query:100``); an ``administrator command`` has its row counts zeroed.
+
+An attribute's type is decided by the first value seen (:func:`~binlogkit.slowlog.attrs.type_of`);
+as in pt, an attribute first seen after the 1000th entry is not aggregated
+(pt stops looking for new attributes once it compiles its aggregation loop).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections import Counter
+from operator import itemgetter
+
+from binlogkit.slowlog.attrs import ATTR, BOOL, IGNORED, NUM, STRING, attr_pairs, pt_number, type_of
+from binlogkit.slowlog.metric import BoolStat, Metric, StrStat, bucket
+
+__all__ = ["entry_extras", "account_entry", "account_run", "pt_ts", "new_stat", "UNROLL_LIMIT"]
+
+UNROLL_LIMIT = 1000
+_PER_CLASS_ONLY = frozenset({b"user", b"host", b"db"})     # strings the global does not need
+FIXED = (b"Query_time", b"Lock_time", b"Rows_sent", b"Rows_examined")
+SKIP = IGNORED | frozenset(FIXED) | {b"Schema"}
+_RATE = (b"Log_slow_rate_limit", b"Log_slow_rate_type")
+_PT_TS15 = re.compile(rb"[0-9: ]{15}")
+_PT_TS19 = re.compile(rb"[-0-9: T]{19}")
+_SET = re.compile(rb"SET\s+([^;]*)")
+_SET_SPLIT = re.compile(rb",|\s*=\s*")
+_PURE_SET = re.compile(rb"SET timestamp=\d+;\n\Z")
+_TS_MEMO = {}
+
+
+def pt_ts(raw):
+    """The part of a ``# Time:`` value pt-query-digest keeps (15 or 19 characters)."""
+    if raw is None:
+        return None
+    got = _TS_MEMO.get(raw)
+    if got is None:
+        if _PT_TS15.match(raw):
+            got = raw[:15]
+        elif _PT_TS19.match(raw):
+            got = raw[:19]
+        else:
+            got = raw
+        if len(_TS_MEMO) > 4096:
+            _TS_MEMO.clear()
+        _TS_MEMO[raw] = got
+    return got
+
+
+def new_stat(kind):
+    return Metric() if kind == NUM else BoolStat() if kind == BOOL else StrStat()
+
+
+def _rate_limit(pairs):
+    """Turn the rate-limit pair into ``rate_limit`` when the limit is set (pt)."""
+    d = dict(pairs)
+    limit = d.get(b"Log_slow_rate_limit")
+    if not limit or limit == b"0":
+        return pairs
+    value = (d.get(b"Log_slow_rate_type") or b"session") + b":" + limit
+    return [kv for kv in pairs if kv[0] not in _RATE] + [(b"rate_limit", value)]
+
+
+def _filter(pairs):
+    out = [kv for kv in pairs if kv[0] not in SKIP]
+    if any(k == b"Log_slow_rate_limit" for k, _ in out):
+        out = _rate_limit(out)
+    return out
+
+
+def entry_extras(ev):
+    """The (name, raw value) pairs of an entry beyond the four fixed metrics."""
+    out = _filter(list(ev.attrs.items()))
+    q = ev.query
+    if q.startswith(b"administrator"):
+        out = [(k, b"0") if k in (b"Rows_read", b"Rows_affected") else (k, v) for k, v in out]
+    if ev.user is not None:
+        out.append((b"user", ev.user))
+    if ev.host is not None:
+        out.append((b"host", ev.host))
+    if ev.db is not None:
+        out.append((b"db", ev.db))
+    out.append((b"bytes", b"0" if q == b"/* No query */" else b"%d" % len(q)))
+    return out
+
+
+def _kind(digest, name, raw):
+    """The type of an attribute, fixed at its first value; None when pt would
+    not aggregate it (first seen after the first UNROLL_LIMIT entries)."""
+    types = digest.types
+    got = types.get(name)
+    if got is None and name not in types:
+        if name in _PER_CLASS_ONLY:
+            types[name] = STRING
+            return STRING
+        if digest.n_events > UNROLL_LIMIT:
+            types[name] = None
+            return None
+        got = types[name] = type_of(name, raw)
+    return got
+
+
+def _add_one(target, name, kind, raw):
+    store = target.extra
+    stat = store.get(name)
+    if stat is None:
+        stat = store[name] = new_stat(kind)
+    if kind == NUM:
+        v = pt_number(raw)
+        stat.add(v)
+        if target.extra_values is not None:
+            target.extra_values.setdefault(name, array("d")).append(v)
+    else:
+        stat.add(raw)
+
+
+def account_entry(digest, cls, ev):
+    """Add one entry's attributes to its class and to the global."""
+    for name, raw in entry_extras(ev):
+        kind = _kind(digest, name, raw)
+        if kind is None:
+            continue
+        _add_one(cls, name, kind, raw)
+        if name not in _PER_CLASS_ONLY:
+            _add_one(digest.global_, name, kind, raw)
+    ts = pt_ts(ev.ts)
+    if ts is not None:
+        _ts_seen(cls, ts, ts)
+        _ts_seen(digest.global_, ts, ts)
+
+
+def _ts_seen(cls, lo, hi):
+    if cls.ts_min is None or lo < cls.ts_min:
+        cls.ts_min = lo
+    if cls.ts_max is None or hi > cls.ts_max:
+        cls.ts_max = hi
+
+
+# -- bulk runs ---------------------------------------------------------------------------
+
+_EMPTY = ((), ())
+
+
+def _x_pairs(block):
+    """(names, values) of the filtered pairs of a block of ``#`` lines."""
+    pairs = []
+    for line in block.split(b"\n"):
+        if line[:1] == b"#":
+            pairs += attr_pairs(line)
+    return _split(_filter(pairs))
+
+
+def _x2_pairs(block):
+    """The same for the block after ``# Query_time``, which starts with the rest
+    of that line."""
+    first, _, rest = block.partition(b"\n")
+    pairs = ATTR.findall(first)
+    for line in rest.split(b"\n"):
+        if line[:1] == b"#":
+            pairs += attr_pairs(line)
+    return _split(_filter(pairs))
+
+
+def _set_pairs(line):
+    if not line or _PURE_SET.match(line):
+        return _EMPTY
+    m = _SET.match(line)
+    if not m:
+        return _EMPTY
+    parts = _SET_SPLIT.split(m.group(1))
+    return _split(_filter(list(zip(parts[0::2], parts[1::2]))))
+
+
+def _split(pairs):
+    if not pairs:
+        return _EMPTY
+    return tuple(map(itemgetter(0), pairs)), tuple(map(itemgetter(1), pairs))
+
+
+def _memo_map(fn, memo, col):
+    """[fn(v) for v in col], computing each distinct value once."""
+    got = list(map(memo.get, col))
+    if None in got:
+        if len(memo) > 65536:
+            memo.clear()
+        for v in set(col).difference(memo):
+            memo[v] = fn(v)
+        got = list(map(memo.__getitem__, col))
+    return got
+
+
+_X1_MEMO, _X2_MEMO = {}, {}
+
+
+def _run_columns(run):
+    """{name: column of raw values (None where absent)} of a run's # lines and SET."""
+    blocks = [_memo_map(_x_pairs, _X1_MEMO, run.x1),
+              _memo_map(_x2_pairs, _X2_MEMO, run.x2)]
+    distinct_sets = set(run.sets)
+    if not all(not s or _PURE_SET.match(s) for s in distinct_sets):
+        blocks.append([_set_pairs(s) for s in run.sets])
+    cols = {}
+    n = run.n
+    for per_row in blocks:
+        sigs = {p[0] for p in set(per_row)}
+        if len(sigs) == 1:
+            (names,) = sigs
+            if len(set(names)) == len(names):
+                for name, col in zip(names, zip(*map(itemgetter(1), per_row))):
+                    cols[name] = col
+                continue
+        for r, (names, values) in enumerate(per_row):
+            for name, raw in zip(names, values):
+                col = cols.get(name)
+                if col is None:
+                    col = cols[name] = [None] * n
+                col[r] = raw
+    return cols
+_NUMS = {}
+
+
+def _nums(raw):
+    """Floats and buckets of raw number values (memoised)."""
+    memo = _NUMS
+    got = list(map(memo.get, raw))
+    if None in got:
+        if len(memo) > 1 << 17:
+            memo.clear()
+        for v in set(raw).difference(memo):
+            f = float(v) if isinstance(v, int) else pt_number(v)
+            memo[v] = (f, bucket(f))
+        got = list(map(memo.__getitem__, raw))
+    return [g[0] for g in got], [g[1] for g in got]
+
+
+def _picker(rows, n):
+    if len(rows) == n:
+        return lambda col: col
+    if len(rows) == 1:
+        r0 = rows[0]
+        return lambda col: (col[r0],)
+    return itemgetter(*rows)
+
+
+def account_run(digest, run, groups, all_rows):
+    """Add the attributes of a Run's rows: ``groups`` maps each class to its rows."""
+    cols = _run_columns(run)     # (administrator commands never come in runs)
+    cols[b"bytes"] = list(map(len, run.queries))
+    for name in (b"user", b"host", b"db"):     # counted per class by Digest.add_rows
+        if name not in digest.types:
+            digest.types[name] = STRING
+    glob = digest.global_
+    n = run.n
+    pick_all = _picker(all_rows, n)
+    first_row = all_rows[0]
+    for name, col in cols.items():
+        holes = None in col
+        if name not in digest.types:
+            rows_with = [r for r in all_rows if col[r] is not None] if holes else all_rows
+            if not rows_with:
+                continue
+            at = digest.n_events - len(all_rows) + all_rows.index(rows_with[0])
+            if at >= UNROLL_LIMIT:
+                digest.types[name] = None
+                continue
+            first = col[rows_with[0]]
+            digest.types[name] = NUM if isinstance(first, int) else type_of(name, first)
+        kind = digest.types[name]
+        if kind is None:
+            continue
+        if kind == NUM:
+            vals, bucks = _nums([b"0" if v is None else v for v in col] if holes else col)
+        for target, rows in [(glob, all_rows)] + [(cls, r) for cls, r in groups]:
+            if holes:
+                rows = [r for r in rows if col[r] is not None]
+                if not rows:
+                    continue
+                pick = _picker(rows, -1)
+            else:
+                pick = pick_all if target is glob else _picker(rows, n)
+            store = target.extra
+            stat = store.get(name)
+            if stat is None:
+                stat = store[name] = new_stat(kind)
+            if kind == NUM:
+                stat.add_many(pick(vals), pick(bucks), True)
+                if target.extra_values is not None:
+                    target.extra_values.setdefault(name, array("d")).extend(pick(vals))
+            elif kind == BOOL:
+                stat.add_many(pick(col))
+            else:
+                stat.add_counts(Counter(pick(col)))
+    _run_ts(run, groups, glob, all_rows, first_row)
+
+
+def _run_ts(run, groups, glob, all_rows, first_row):
+    ts = run.ts
+    if ts is None:
+        return
+    n = run.n
+    for target, rows in [(glob, all_rows)] + [(cls, r) for cls, r in groups]:
+        got = _picker(rows, n)(ts)
+        got = [t for t in got if t is not None] if None in got else got
+        if got:
+            _ts_seen(target, min(got), max(got))
