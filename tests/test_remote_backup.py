@@ -8,6 +8,7 @@ binlogs (max_binlog_size 32 KB: many rotations), a writer thread committing
 transactions (multi-row, DDL, a big one) that survives the faults.
 """
 import hashlib
+import os
 import signal
 import subprocess
 import sys
@@ -267,3 +268,33 @@ def test_wrong_password_fails_at_once(server, tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.decode().startswith("ERROR: Failed on connect:"), proc.stderr
     assert PASSWORD not in proc.stderr.decode()
+
+
+def test_status_line_on_a_terminal(server, tmp_path):
+    """On a terminal the backup keeps one status line on stderr: file, position,
+    events/s, seconds behind."""
+    import pty
+    import re
+    server.sql("INSERT INTO b.t (v, n) VALUES ('tty', 1);")
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "binlogkit", "print", "-R", "--raw", "-t",
+                                 f"--result-file={tmp_path}/", *socket_args(server),
+                                 current_log(server)], stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        slave = None
+        text = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            text += chunk
+        assert proc.wait(60) == 0, text
+    finally:
+        os.close(master)
+        if slave is not None:
+            os.close(slave)
+    assert re.search(r"mariadb-bin\.\d+ \d+ \d+ events/s \d+ s behind", text.decode()), text
