@@ -101,6 +101,7 @@ def sha(path):
 
 
 def wait_for_copy(srv, target, timeout=60):
+    name = None
     """Until the copy holds the server's current log up to the server's end."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -208,8 +209,10 @@ def test_backup_resumes_after_its_own_stop(server, tmp_path):
 
 
 def test_server_id_clash(server, tmp_path):
-    """Two backups with one server id kill each other's dump threads; both copies
-    stay exact."""
+    """A second dump with the same server id makes the server drop the first one
+    ('A slave with the same server_uuid/server_id is already connected'): the
+    first backup stops with one line naming --connection-server-id (it does not
+    fight back), its copy exact as far as it went; the second goes on."""
     first = current_log(server)
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
@@ -217,17 +220,30 @@ def test_server_id_clash(server, tmp_path):
     writer = Writer(server, pace=0.02)
     writer.start()
     try:
-        procs = [start_backup(server, d, first, "--connection-server-id=4242") for d in (a, b)]
-        time.sleep(3)
+        older = start_backup(server, a, first, "--connection-server-id=4242")
+        time.sleep(1.5)
+        newer = start_backup(server, b, first, "--connection-server-id=4242")
+        _, err = older.communicate(timeout=60)
+        time.sleep(1.0)
     finally:
         writer.stop()
+    assert older.returncode == 1, err
+    lines = [line for line in err.decode().splitlines() if line.startswith("ERROR:")]
+    assert len(lines) == 1 and "--connection-server-id" in lines[0], err.decode()
     server.sql("FLUSH BINARY LOGS;")
-    for d in (a, b):
-        wait_for_copy(server, d)
-    for proc in procs:
-        assert stop_backup(proc)[0] == 0
-    for d in (a, b):
-        check_copy(server, d, first)
+    try:
+        wait_for_copy(server, b)
+    finally:
+        code, err = stop_backup(newer)
+    assert code == 0, err
+    check_copy(server, b, first)
+    copies = sorted(p.name for p in a.iterdir())
+    for name in copies:
+        mine, theirs = (a / name).read_bytes(), (server.datadir / name).read_bytes()
+        if name == copies[-1]:
+            assert theirs.startswith(mine[:21] + theirs[21:22] + mine[22:]), name
+        else:
+            assert mine == theirs, name
 
 
 def test_gap_purged(server, tmp_path):
@@ -258,6 +274,20 @@ def test_gap_reset_master(server, tmp_path):
     assert proc.returncode == 1, err
     lines = [line for line in err.decode().splitlines() if line.startswith("ERROR:")]
     assert len(lines) == 1 and ("reset" in lines[0] or "purged" in lines[0]), err.decode()
+
+
+def test_reset_master_while_copying(server, tmp_path):
+    """RESET MASTER while the dump waits: the server leaves the dump thread on the
+    deleted file (heartbeats, never another event); the backup notices at the next
+    heartbeat and stops with one line instead of copying nothing for ever."""
+    server.sql("INSERT INTO b.t (v, n) VALUES ('before reset', 1);")
+    proc = start_backup(server, tmp_path, current_log(server))
+    wait_for_copy(server, tmp_path)
+    server.sql("RESET MASTER; INSERT INTO b.t (v, n) VALUES ('after reset', 2);")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    lines = [line for line in err.decode().splitlines() if line.startswith("ERROR:")]
+    assert len(lines) == 1 and "reset" in lines[0], err.decode()
 
 
 def test_wrong_password_fails_at_once(server, tmp_path):

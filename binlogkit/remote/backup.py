@@ -65,6 +65,8 @@ class RawBackup:
         self.reconnects = 0
         self.last_when = 0
         self.connected = False      # once connected, a failed connect is retried
+        self.checked_at = 0.0       # the last _check_history
+        self.heartbeat_checks = True
 
     # -- the loop -------------------------------------------------------------
     def run(self):
@@ -79,6 +81,11 @@ class RawBackup:
                     if self._dump(logname, position):
                         return
                 except ConnectionLost as exc:
+                    if exc.errno == ER_SLAVE_SAME_ID:
+                        raise ServerError(
+                            f"another replica or backup connected with server id "
+                            f"{self.server_id} and the server dropped this one ({exc.message}); "
+                            "give each its own --connection-server-id", exc.errno) from None
                     failures = 1 if self.received else failures + 1
                     if self.retries is not None and failures > self.retries:
                         raise
@@ -101,11 +108,7 @@ class RawBackup:
     def _pause(self, failures, exc):
         self.reconnects += 1
         delay = min(0.2 * 2 ** min(failures - 1, 6), 10.0)
-        hint = ""
-        if failures >= 4 and self.stop_never:
-            hint = (f" (lost {failures} times without an event: another replica or backup "
-                    f"with server id {self.server_id}? see --connection-server-id)")
-        self.notice(f"connection lost ({exc.message}); reconnecting in {delay:.1f} s{hint}")
+        self.notice(f"connection lost ({exc.message}); reconnecting in {delay:.1f} s")
         self.sleep(delay)
 
     def _dump(self, logname, position):
@@ -138,6 +141,7 @@ class RawBackup:
         for data in stream.events():
             type_code = data[4]
             if type_code == L.HEARTBEAT_LOG_EVENT:
+                self._check_history()
                 self._show()
                 continue
             raw = framer.frame(data, self.copy.size if self.copy else 0)
@@ -193,9 +197,46 @@ class RawBackup:
                 copy.finish_closed(raw.type_code)
         self._show()
 
+    def _check_history(self):
+        """On a heartbeat (the dump is idle): the log being copied must still be on
+        the server, at least as long as its copy.  RESET MASTER (or a PURGE) while
+        a dump waits leaves the dump thread on the deleted file, sending heartbeats
+        and never another event: without this look the copy would silently stop."""
+        copy = self.copy
+        now = time.monotonic()
+        if (copy is None or copy.fd is None or not self.heartbeat_checks
+                or now - self.checked_at < (self.heartbeat or 0)):
+            return
+        self.checked_at = now
+        try:
+            stream = DumpStream(self.connect())
+            try:
+                sizes = {row[0]: int(row[1]) for row in stream.query("SHOW BINARY LOGS")}
+            finally:
+                stream.close()
+        except ServerError as exc:
+            if exc.errno not in _NO_PRIVILEGE:
+                raise ConnectionLost(exc.message, exc.errno) from None
+            self.notice(f"cannot watch for RESET MASTER ({exc.message}): grant BINLOG MONITOR "
+                        "(MariaDB) or REPLICATION CLIENT to the backup's user")
+            self.heartbeat_checks = False
+            return
+        size = sizes.get(copy.name)
+        if size is None:
+            raise GapError(f"{copy.name} is no longer on the server (RESET MASTER or PURGE "
+                           "while it was being copied): stopping, so the copy has no gap")
+        if size < copy.safe_end:
+            raise GapError(f"{copy.name} on the server ({size} bytes) is shorter than its copy "
+                           f"({copy.safe_end} bytes): the binlog history was reset; stopping, "
+                           "so the copy has no gap")
+
     def _show(self):
         if self.status is not None and self.copy is not None:
             self.status(self)
+
+
+_NO_PRIVILEGE = frozenset({1044, 1045, 1142, 1227})
+ER_SLAVE_SAME_ID = 4052         # "A slave with the same server_uuid/server_id is already connected"
 
 
 def fde_created(data):

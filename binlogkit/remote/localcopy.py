@@ -150,13 +150,18 @@ class LocalCopy:
 
     def check_same_log(self, raw):
         """The FDE the server sends when a dump starts inside this log must be
-        the one the copy starts with; else the server's log is another one."""
+        the one the copy starts with (its time, server id, versions and layout;
+        not the 'created' field, which the server sends as 0 then): else the
+        server's log is another one."""
         data = bytes(raw.data)
         mine = self.fde
         if mine is None:
             return
+        body = L.LOG_EVENT_HEADER_LEN
+        created = body + 2 + 50        # the server sends 0 there when it starts mid-log
         same = (len(mine) == len(data) and mine[:4] == data[:4] and mine[5:9] == data[5:9]
-                and mine[L.LOG_EVENT_HEADER_LEN:-4] == data[L.LOG_EVENT_HEADER_LEN:-4])
+                and mine[body:created] == data[body:created]
+                and mine[created + 4:-4] == data[created + 4:-4])
         if not same:
             raise CopyError(f"{self.name} on the server is not the log this copy holds (the "
                             "binlog history was reset, or another server answers): stopping, "
