@@ -2,7 +2,7 @@
 `binlogkit print` (every option set, in turn), `slowlog digest`, `report` and
 the Python API, each process under a 1 GiB address-space limit and a timeout.
 
-    nice python bench/fuzz.py --count 10000 --seed 1 [--workdir DIR] [--no-peer]
+    nice python bench/fuzz.py --count 10000 --seed 1 [--jobs 2] [--workdir DIR] [--no-peer]
 
 Prints the counts per run kind and verdict (ok, traceback, hang, memory,
 crash, outside = an API exception outside BinlogkitError) and the first bad
@@ -15,10 +15,21 @@ import json
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import fuzz  # noqa: E402
+
+
+def _chunk(spec):
+    """One chunk of the campaign (in a pool process): (inputs, counts, bad runs)."""
+    first, n, seed, workdir, peer, report_every = spec
+    Path(workdir).mkdir(parents=True, exist_ok=True)
+    campaign = fuzz.Campaign(n, seed * 100_003 + first, workdir, peer=peer,
+                             report_every=report_every)
+    counts, found = campaign.run()
+    return n, dict(counts), found
 
 
 def main():
@@ -27,21 +38,27 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workdir", default=None, help="where inputs are written (default: a temp dir)")
     ap.add_argument("--no-peer", action="store_true", help="leave ../shared/peer out of the corpus")
-    ap.add_argument("--chunk", type=int, default=500, help="inputs per progress line")
+    ap.add_argument("--chunk", type=int, default=250, help="inputs per progress line")
+    ap.add_argument("--jobs", type=int, default=1, help="chunks run at once")
+    ap.add_argument("--report-every", type=int, default=5,
+                    help="every N-th input also goes through report")
     args = ap.parse_args()
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="binlogkit-fuzz-"))
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     total, bad = {}, []
-    for first in range(0, args.count, args.chunk):
-        n = min(args.chunk, args.count - first)
-        campaign = fuzz.Campaign(n, args.seed * 100_003 + first, workdir, peer=not args.no_peer,
-                                 log=lambda text: print(text, flush=True))
-        counts, found = campaign.run()
-        for key, value in counts.items():
-            total[key] = total.get(key, 0) + value
-        bad += found
-        print(f"{first + n} inputs, {len(bad)} bad, {time.monotonic() - started:.0f} s", flush=True)
+    chunks = [(first, min(args.chunk, args.count - first), args.seed, str(workdir / f"{first:07d}"),
+               not args.no_peer, args.report_every) for first in range(0, args.count, args.chunk)]
+    done = 0
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for n, counts, found in pool.map(_chunk, chunks):
+            for key, value in counts.items():
+                total[key] = total.get(key, 0) + value
+            bad += found
+            done += n
+            for b in found:
+                print(f"BAD {b['run']} {b['verdict']} {b['input']}\n{b['detail']}", flush=True)
+            print(f"{done} inputs, {len(bad)} bad, {time.monotonic() - started:.0f} s", flush=True)
     print(json.dumps(dict(sorted(total.items())), indent=1))
     verdicts = {}
     for key, value in total.items():

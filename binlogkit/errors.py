@@ -47,6 +47,11 @@ class EventDecodeError(BinlogError):
     """An event body is malformed for its type."""
 
 
+class InvalidEventError(EventDecodeError):
+    """An event its type's decoder rejects (mariadb-binlog: 'Found invalid event in
+    binary log', a read error)."""
+
+
 class SlowlogError(BinlogkitError):
     """A slow query log could not be read."""
 

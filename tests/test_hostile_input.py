@@ -243,6 +243,7 @@ def _events(data):
     ("size5", "'Event invalid', data_len: 5, event_type: 2"),
     ("huge", "'Event truncated', data_len: 4294967040, event_type: 2"),
     ("short_header", "'Event truncated'"),
+    ("type0", "'Found invalid event in binary log', data_len: 133, event_type: 0"),
 ])
 def test_in_use_log_read_error_is_its_end(tmp_path, damage, line):
     """Recorded from mariadb-binlog 10.11 on the same damage: the stdout of a log
@@ -256,6 +257,8 @@ def test_in_use_log_read_error_is_its_end(tmp_path, damage, line):
         struct.pack_into("<I", data, at + 9, 5)
     elif damage == "huge":
         struct.pack_into("<I", data, at + 9, 0xFFFFFF00)
+    elif damage == "type0":
+        data[at + 4] = 0
     else:
         data = data[:at + 10]
     path = tmp_path / "in-use.bin"

@@ -9,6 +9,7 @@ escaped (backslash, LF, CR as \\\\, \\n, \\r) and one WARNING line says so.
 tests/test_hostile_replay.py replays both outputs on a server.
 """
 import hashlib
+import struct
 import json
 import os
 import re
@@ -78,3 +79,34 @@ def test_no_name_tail_starts_a_line():
              b"CREATE DATABASE pwned_pk; #)"}
     assert any(t in real.splitlines() for t in tails)        # the hole, in the real tool
     assert not any(t in ours.splitlines() for t in tails)
+
+
+# -- the MySQL flavor, on a binlog built from bytes ------------------------------------------
+
+def _mysql_hostile_log():
+    import test_mysql_print_units as U
+    from binlogkit.binlog import layout as L
+    names = NAMES["column"]
+    optional = (bytes([4, len(names) + 1, len(names)]) + names    # COLUMN_NAME
+                + bytes([8, 1, 0]))                                  # SIMPLE_PRIMARY_KEY: column 0
+    log = U.Binlog()
+    log.add(L.TABLE_MAP_EVENT, U.table_map_body(db=NAMES["db"], table=NAMES["table"],
+                                                types=b"\x03", optional=optional))
+    log.add(L.WRITE_ROWS_EVENT, U.rows_body(b"\x00" + struct.pack("<i", 7)))
+    return log.bytes(), U.render
+
+
+def test_mysql_flavor_escapes_names_in_comment_lines():
+    from binlogkit.printer import safety
+    data, render = _mysql_hostile_log()
+    safety.reset()
+    out, warnings, error = render(data, verbose=2, print_table_metadata=True)
+    assert error is None, error
+    assert safety.escaped() > 0
+    lines = out.splitlines()
+    qualified = escaped(b"`" + NAMES["db"] + b"`.`" + NAMES["table"] + b"`")
+    assert any(line.endswith(b"\tTable_map: " + qualified + b" mapped to number 70")
+               for line in lines), out.decode(errors="replace")
+    assert b"### INSERT INTO " + qualified in lines
+    assert b"# Primary Key(" + escaped(NAMES["column"]) + b")" in lines
+    assert not [line for line in lines if b"pwned" in line and not line.startswith(b"#")]

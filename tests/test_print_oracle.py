@@ -26,8 +26,6 @@ NOT_YET.update({
     "alter_two_phase_base64_never": _ALTER,
     "gtid_wrap_default": "F5: a GTID with sequence number 0 is an invalid event; in an in-use "
                          "log the real tool stops there as at EOF (postamble, exit 0)",
-    "encrypted_default": "F6: events after START_ENCRYPTION are decoded instead of stopping there",
-    "encrypted_hexdump": "F6: events after START_ENCRYPTION are decoded instead of stopping there",
 })
 
 

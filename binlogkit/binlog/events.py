@@ -9,7 +9,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from binlogkit.binlog import layout as L
-from binlogkit.errors import EventDecodeError
+from binlogkit.errors import InvalidEventError
 
 DECODERS = {}
 
@@ -25,16 +25,17 @@ def register(*type_codes):
 def decode_event(raw, fde, path=None):
     """Decode the body of RawEvent `raw` under format description `fde`.
 
-    A malformed body raises EventDecodeError with the event's offset and
+    A malformed body raises InvalidEventError (an EventDecodeError) with the event's offset and
     type, and `path` (the file's name, e.g. BinlogReader.display_name).
     """
     decoder = DECODERS.get(raw.type_code, decode_unknown)
     try:
         return decoder(raw.payload, raw, fde)
     except (IndexError, ValueError, struct.error, zlib.error) as exc:
-        raise EventDecodeError(f"malformed {L.TYPE_NAMES.get(raw.type_code, 'Unknown')} "
-                               f"event: {exc}", path=path, offset=raw.pos,
-                               type_code=raw.type_code) from None
+        raise InvalidEventError(f"Found invalid event in binary log, data_len: {raw.event_size}, "
+                                f"event_type: {raw.type_code} (malformed "
+                                f"{L.TYPE_NAMES.get(raw.type_code, 'Unknown')} event: {exc})",
+                                path=path, offset=raw.pos, type_code=raw.type_code) from None
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError
+from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError, InvalidEventError
 from binlogkit.printer import events as P
 from binlogkit.printer.gtid_filter import GtidFiltering
 from binlogkit.printer.state import (
@@ -293,7 +293,13 @@ class Printer:
                 return pos
             if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
                 self._adopt_format(reader)
-            process(reader, raw, stop_position)
+            try:
+                process(reader, raw, stop_position)
+            except InvalidEventError as exc:
+                if not reader.in_use:
+                    raise
+                self.error(in_use_read_error(exc))
+                break
             pos += raw.event_size
 
     def _print_row_statements(self, reader, pos, stop_position):
@@ -376,13 +382,15 @@ class Printer:
             raise StopDump()
         handler = EVENT_HANDLERS.get(type_code)
         if handler is None and type_code not in KNOWN_TYPES and not opts.force_read:
-            raise BinlogError(f"Unknown event type {type_code}", path=reader.display_name,
-                              offset=raw.pos, type_code=type_code)
+            raise InvalidEventError(f"Found invalid event in binary log, data_len: "
+                                    f"{raw.event_size}, event_type: {type_code} (unknown event "
+                                    f"type {type_code})", path=reader.display_name,
+                                    offset=raw.pos, type_code=type_code)
+        if body is None:    # read (and rejected) before anything of it is printed
+            body = decode_event(raw, reader.fde)
         if self._print_at:
             self.write(b"# at %d\n" % raw.pos)
         self.hexdump_from = raw.pos
-        if body is None:
-            body = decode_event(raw, reader.fde)
         if handler is not None:
             handler(self, reader, raw, body)
         else:
@@ -608,6 +616,7 @@ def in_use_read_error(exc):
     """The line Log_event::read_log_event() prints before dump_local_log_entries
     takes a read error in an in-use log for its end (exit status 0)."""
     reason, sep, rest = exc.message.partition(", data_len: ")
+    rest = rest.split(" (", 1)[0]
     text = f"Error in Log_event::read_log_event(): '{reason}'"
     return text + sep + rest if sep else text
 
