@@ -207,3 +207,34 @@ def test_stop_never_prints_events_as_they_come(server):
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and b"Traceback" not in err, err
+
+
+def test_password_prompt_on_the_terminal(server):
+    """-p alone asks on the terminal (not on stdin), as the real tool does."""
+    import pty
+    import time
+    args = [sys.executable, "-m", "binlogkit", "print", "-R", "-S", str(server.socket), "-u", USER,
+            "-p", "--short-form", server.names[0]]
+    pid, fd = pty.fork()
+    if pid == 0:                                    # the child: its terminal is the pty
+        os.execv(sys.executable, args)
+    seen = b""
+    deadline = time.monotonic() + 30
+    while b"Enter password:" not in seen and time.monotonic() < deadline:
+        seen += os.read(fd, 1024)
+    assert b"Enter password:" in seen
+    os.write(fd, PASSWORD.encode() + b"\n")
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0, seen[-500:]
+    assert b"# End of log file" in seen
+    answer = seen.split(b"Enter password:", 1)[1].split(b"/*!", 1)[0]
+    assert PASSWORD.encode() not in answer          # not echoed
