@@ -1,10 +1,14 @@
 """A throw-away MariaDB for the -R tests: unix socket and 127.0.0.1, a password
 user for each, TLS with a certificate made for the run when openssl is there."""
+import difflib
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "fixtures"))
@@ -80,3 +84,24 @@ def socket_args(srv):
 def tcp_args(srv):
     return ["--host=127.0.0.1", f"--port={srv.port}", "--protocol=TCP", "--user", USER,
             f"--password={PASSWORD}"]
+
+
+def run_tool(cmd, args, tz, local_load):
+    env = dict(os.environ, TZ=tz, LC_ALL="C")
+    env.pop("MYSQL_PWD", None)
+    proc = subprocess.run(cmd + [f"--local-load={local_load}"] + args, capture_output=True,
+                          env=env, stdin=subprocess.DEVNULL, timeout=120)
+    return proc.stdout.replace(local_load.encode(), b"LOCAL_LOAD_DIR"), proc.returncode, proc.stderr
+
+
+def compare(args, tz="UTC"):
+    with tempfile.TemporaryDirectory() as real_dir, tempfile.TemporaryDirectory() as our_dir:
+        real = run_tool([MARIADB_BINLOG, "--no-defaults", "-R"], args, tz, real_dir)
+        ours = run_tool([sys.executable, "-m", "binlogkit", "print", "-R"], args, tz, our_dir)
+    if real[:2] != ours[:2]:
+        diff = difflib.unified_diff(real[0].decode(errors="replace").splitlines(),
+                                    ours[0].decode(errors="replace").splitlines(),
+                                    "mariadb-binlog -R", "binlogkit print -R", lineterm="", n=2)
+        pytest.fail(f"exit {real[1]} vs {ours[1]}; stderr {real[2]!r} vs {ours[2]!r}\n"
+                    + "\n".join(list(diff)[:80]))
+    return ours

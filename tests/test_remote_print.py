@@ -8,17 +8,15 @@ same, quiet server; stdout and the exit status must be identical.  The only
 mask is the LOAD DATA temp directory, which each run gets fresh (the real tool
 varies it too).
 """
-import difflib
 import os
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
 from binlogkit.lab.server import server_available
 from remote_server import (
-    MARIADB_BINLOG, PASSWORD, USER, socket_args, start_server, stop_server, tcp_args,
+    MARIADB_BINLOG, PASSWORD, USER, compare, socket_args, start_server, stop_server, tcp_args,
 )
 
 pytestmark = [pytest.mark.server,
@@ -45,27 +43,6 @@ def server():
 def _positions(srv, name):
     rows = srv.sql(f"SHOW BINLOG EVENTS IN '{name}';")
     return [int(line.split("\t")[1]) for line in rows.splitlines() if line.strip()]
-
-
-def run_tool(cmd, args, tz, local_load):
-    env = dict(os.environ, TZ=tz, LC_ALL="C")
-    env.pop("MYSQL_PWD", None)
-    proc = subprocess.run(cmd + [f"--local-load={local_load}"] + args, capture_output=True,
-                          env=env, stdin=subprocess.DEVNULL, timeout=120)
-    return proc.stdout.replace(local_load.encode(), b"LOCAL_LOAD_DIR"), proc.returncode, proc.stderr
-
-
-def compare(args, tz="UTC"):
-    with tempfile.TemporaryDirectory() as real_dir, tempfile.TemporaryDirectory() as our_dir:
-        real = run_tool([MARIADB_BINLOG, "--no-defaults", "-R"], args, tz, real_dir)
-        ours = run_tool([sys.executable, "-m", "binlogkit", "print", "-R"], args, tz, our_dir)
-    if real[:2] != ours[:2]:
-        diff = difflib.unified_diff(real[0].decode(errors="replace").splitlines(),
-                                    ours[0].decode(errors="replace").splitlines(),
-                                    "mariadb-binlog -R", "binlogkit print -R", lineterm="", n=2)
-        pytest.fail(f"exit {real[1]} vs {ours[1]}; stderr {real[2]!r} vs {ours[2]!r}\n"
-                    + "\n".join(list(diff)[:80]))
-    return ours
 
 
 OPTION_SETS = {

@@ -35,7 +35,8 @@ SIMPLE_PRINTERS = {
     L.STOP_EVENT: P.print_stop, L.BINLOG_CHECKPOINT_EVENT: P.print_binlog_checkpoint,
     L.GTID_LIST_EVENT: P.print_gtid_list, L.GTID_EVENT: P.print_gtid,
     L.XA_PREPARE_LOG_EVENT: P.print_xa_prepare, L.INCIDENT_EVENT: P.print_incident,
-    L.START_ENCRYPTION_EVENT: P.print_start_encryption, L.DELETE_FILE_EVENT: P.print_delete_file,
+    L.START_ENCRYPTION_EVENT: P.print_start_encryption_event,
+    L.DELETE_FILE_EVENT: P.print_delete_file,
 }
 # 5.1 pre-GA rows events: mariadb-binlog does not print them through print_row_event()
 PRE_GA_ROWS_EVENTS = frozenset({L.PRE_GA_WRITE_ROWS_EVENT, L.PRE_GA_UPDATE_ROWS_EVENT,

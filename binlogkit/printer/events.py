@@ -518,3 +518,24 @@ def print_rows(p, raw, body):
         p.account_rows(raw, body)
     if body.flags & L.STMT_END_F:
         p.flush_statement(encoded)
+
+
+def print_start_encryption_event(p, raw, body):
+    """A Start_encryption event as a file holds it, or as a server sends it over
+    the dump: flagged ignorable (the events after it come decrypted), which
+    mariadb-binlog -R prints as an Ignorable_log_event."""
+    if raw.flags & L.LOG_EVENT_IGNORABLE_F:
+        print_ignorable(p, raw)
+    else:
+        print_start_encryption(p, raw, body)
+
+
+def print_ignorable(p, raw):
+    """Ignorable_log_event::print."""
+    if p.options.short_form:
+        return
+    out = []
+    print_header(p, raw, out)
+    out.append(b"\tIgnorable\n# Ignorable event type %d (%s)\n" % (
+        raw.type_code, L.TYPE_NAMES.get(raw.type_code, "Unknown").encode()))
+    p.write(b"".join(out))

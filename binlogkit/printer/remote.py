@@ -10,7 +10,7 @@ dump; with it (and with --stop-never) every fake Rotate is printed.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import decode_event
-from binlogkit.errors import BinlogError
+from binlogkit.errors import BinlogkitError
 from binlogkit.remote.framer import ReceivedEvents
 from binlogkit.remote.protocol import DumpStream, ServerError
 
@@ -59,15 +59,20 @@ class RemoteSource:
         stream = self.open_stream(logname, min(start_position, 0xFFFFFFFF))
         try:
             self._dump(printer, reader, stream, start_position, stop_position)
-        except ServerError as exc:
-            raise BinlogError(f"Got error reading packet from server: {exc.message}",
-                              path=logname) from None
+        except ServerError as exc:      # mariadb-binlog's words, without a file or offset
+            raise BinlogkitError(f"Got error reading packet from server: {exc.message}") from None
         finally:
             stream.close()
 
     def _dump(self, printer, reader, stream, old_off, stop_position):
         logname = reader.display_name.encode()
         batch = _Batch(printer, reader, stop_position, 1 if self.flush_each else BATCH_BYTES)
+        try:
+            self._receive(printer, reader, stream, old_off, stop_position, logname, batch)
+        finally:            # what arrived before an error is printed before it
+            batch.flush()
+
+    def _receive(self, printer, reader, stream, old_off, stop_position, logname, batch):
         for data in stream.events():
             type_code = data[4]
             if type_code not in _SPECIAL:
@@ -92,7 +97,6 @@ class RemoteSource:
             printer.process_event(reader, raw, stop_position)
             if advance:
                 old_off += len(data)
-        batch.flush()
 
 
 # events the batches never hold: they are numbered apart or change the format

@@ -138,6 +138,7 @@ class RawBackup:
         framer = ReceivedEvents(logname, verify_checksum=True)
         resuming = position > L.BIN_LOG_HEADER_SIZE
         groups = GroupTracker()
+        resume_encryption = False
         for data in stream.events():
             type_code = data[4]
             if type_code == L.HEARTBEAT_LOG_EVENT:
@@ -154,8 +155,13 @@ class RawBackup:
                 continue
             if type_code == L.FORMAT_DESCRIPTION_EVENT and resuming:
                 self.copy.check_same_log(raw)
+                resume_encryption = True
                 resuming = False
                 continue
+            if resume_encryption:       # an encrypted log's Start_encryption, sent again
+                resume_encryption = False     # (log_pos 0) when a dump starts inside it
+                if type_code == L.START_ENCRYPTION_EVENT and raw.log_pos == 0:
+                    continue
             self._append(raw, framer, groups)
         return True         # EOF of a non-blocking dump
 
