@@ -289,8 +289,51 @@ def test_slowlog_from_another_day(tmp_path):
     assert f"the binlogs ({day_before}" in line
 
 
-def test_wrong_zone_is_suggested():
-    line = _one_error_line(*run("--binlog", *BINLOGS, "--slowlog", SLOW,
+def test_wrong_server_tz_is_overridden_by_set_timestamp():
+    """SET timestamp (an epoch) against # Time gives the server's real offset:
+    a wrong --server-tz does not break the analysis, a note says so."""
+    code, doc = report_json("--server-tz", "Asia/Tokyo")
+    _, right = report_json()
+    assert code == 3 and doc["stalls"] == right["stalls"]
+    assert any("--server-tz Asia/Tokyo disagrees" in n for n in doc["notes"])
+    assert doc["inputs"]["server_zone"] == "UTC+00:00 (from SET timestamp)"
+
+
+def _zone_shifted_log(dest, hours_minutes, keep_stamps=True):
+    """The lab slow log as a server east of UTC by hours_minutes would write it:
+    zone-less # Time lines moved to that wall clock (SET timestamp stays an epoch)."""
+    import datetime
+    shift = datetime.timedelta(hours=hours_minutes[0], minutes=hours_minutes[1])
+    out = []
+    for line in gzip.decompress(Path(SLOW).read_bytes()).split(b"\n"):
+        if line.startswith(b"# Time: "):
+            wall = datetime.datetime.strptime(line[8:].decode().strip(), "%y%m%d %H:%M:%S")
+            t = wall + shift
+            line = f"# Time: {t:%y%m%d} {t.hour:2d}:{t:%M:%S}".encode()
+        elif line.startswith(b"SET timestamp=") and not keep_stamps:
+            continue
+        out.append(line)
+    dest.write_bytes(b"\n".join(out))
+    return str(dest)
+
+
+def test_server_in_another_zone_without_server_tz(tmp_path):
+    """A server in Asia/Kolkata (+05:30) analysed here (UTC) with no --server-tz:
+    the offset comes from the log; stalls are those of the UTC original."""
+    kolkata = _zone_shifted_log(tmp_path / "slow.log", (5, 30))
+    code, out = run("--binlog", *BINLOGS, "--slowlog", kolkata, "--format", "json")
+    doc = json.loads(out)
+    _, right = report_json()
+    assert code == 3 and doc["stalls"] == right["stalls"]
+    assert doc["inputs"]["server_zone"] == "UTC+05:30 (from SET timestamp)"
+    assert not any("zone" in n for n in doc["notes"])
+
+
+def test_wrong_zone_is_suggested_without_set_timestamp(tmp_path):
+    """Without SET timestamp lines the zone cannot be derived: a wrong --server-tz
+    makes the inputs not overlap, and the shift that would fix it is suggested."""
+    bare = _zone_shifted_log(tmp_path / "slow.log", (0, 0), keep_stamps=False)
+    line = _one_error_line(*run("--binlog", *BINLOGS, "--slowlog", bare,
                                 "--server-tz", "Asia/Tokyo"))
     assert "do not overlap" in line
     assert "Shifted by +9 h they would overlap" in line and "Asia/Tokyo" in line

@@ -230,7 +230,7 @@ def slowlog_frame(paths, *, server_tz=None, server_version=None):
     df = read_slowlog(paths, server_tz=server_tz, server_version=server_version)
     for col in ("start", "end"):
         df[col] = df[col].astype(UTC_NS)
-    return df
+    return df           # df.attrs["server_zone"]: the zone the times were read in
 
 
 def file_frame(path, what="events", **kw):

@@ -45,6 +45,8 @@ from binlogkit.analysis.rotations import restarts as find_restarts
 from binlogkit.analysis.rotations import rotations_frame, rotations_table
 from binlogkit.analysis.stalls import ROTATION_CAUSE, cadence, find_stalls
 from binlogkit.errors import BinlogkitError
+from binlogkit.slowlog.clock import describe_zone, zone_warnings
+from binlogkit.slowlog.parser import ParseStats
 from binlogkit.report import state as state_mod
 
 __all__ = ["Report", "build_report", "EXIT_OK", "EXIT_STALLS", "EXIT_ERROR"]
@@ -96,11 +98,12 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
     watermark = prev["watermark_us"] if prev else None
     min_end = None if watermark is None else watermark - state_mod.LOOKBACK_US
     files = rotations_frame(list(binlogs)) if binlogs else None
+    parse = ParseStats()
     statements = statements_frame(list(slowlogs), zone=zone, min_end_us=min_end,
-                                  query_from_s=MIN_LATENCY_S)
+                                  query_from_s=MIN_LATENCY_S, stats=parse)
     if watermark is None:
         check_statements(statements, slowlogs)
-    notes = []
+    notes = [w[0].upper() + w[1:] + "." for w in zone_warnings(parse, server_tz)]
     rotations = rotations_table(files) if files is not None else pd.DataFrame()
     covered = None
     if files is not None and len(files):
@@ -117,6 +120,7 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
                       "the period, not only the live one.")
     doc = _doc(statements, stalls, rotations_w, restarts, files, threshold, since_us, until_us,
                slowlogs, server_tz, notes, now, lo)
+    doc["inputs"]["server_zone"] = describe_zone(parse, server_tz)
     new_state = None
     if state_path:
         doc["state"], new_state = state_mod.next_state(state_path, prev, statements, files,

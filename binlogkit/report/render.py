@@ -139,7 +139,9 @@ def _inputs(doc) -> str:
             f"({', '.join(i['slowlogs'])}) with {i['statements']} statements, "
             f"{i['slow_statements']} of them 0.5 s or slower. "
             f"Stall threshold {doc['threshold_s']:g} s.")
-    if i["server_tz"]:
+    if i.get("server_zone"):
+        text += f" Slow-log times read in {i['server_zone']}."
+    elif i["server_tz"]:
         text += f" Slow-log zone {i['server_tz']}."
     st = doc.get("state")
     if st:

@@ -62,13 +62,15 @@ ENTRY = re.compile(rb"""
       \ +Rows_sent:\ (?P<rs>\d{1,15})\ +Rows_examined:\ (?P<rx>\d{1,15})
   (?P<x2>(?:[ \t].*+)?\n(?:\#.*+\n)*+)
   (?:use\ (?P<db>[^;\n]+);\n)?
-  (?:SET\ (?:last_insert_id|insert_id|timestamp).*\n)?
+  (?:SET\ (?P<set>(?:last_insert_id|insert_id|timestamp).*)\n)?
   (?!use\ |SET\ (?:last_insert_id|insert_id|timestamp)|Tcp|TCP|Time)
   (?P<q>[^\#\n].*(?:\n(?!\#|Tcp|TCP|Time).*)*?);\n(?=\#|\Z)
 |(?P<junk>.*\n|.+)
 """.replace(b"*+", _POSSESSIVE), re.X)
 
 _G = {name: ENTRY.groupindex[name] - 1 for name in ENTRY.groupindex}
+_SET_LINE = _G["set"]
+_STAMP = re.compile(rb"timestamp=(\d+)")
 _TS, _UH, _X1, _QT, _LT, _RS, _RX, _X2, _DB, _Q, _JUNK = (
     _G[k] for k in ("ts", "uh", "x1", "qt", "lt", "rs", "rx", "x2", "db", "q", "junk"))
 # after the Query_time line, any of these means the parser would read something else
@@ -284,7 +286,8 @@ class BulkScanner:
         uhs = self._uh_info(uh)
         infos, distinct = self._x1_info(cols[_X1][i:k])
         m = _usable(ts, infos, distinct, uhs)
-        ends, m, last_ts, last_end = _fill_ends(ts, m, p._last_ts, p._last_end, p._time)
+        ends, m, last_ts, last_end = _fill_ends(ts, m, p._last_ts, p._last_end,
+                                                self._row_time(i, infos))
         if m == 0:
             return i
         k = i + m
@@ -314,6 +317,18 @@ class BulkScanner:
         st.bytes += b - a
         st.entries += run.n
         return k
+
+    def _row_time(self, i, infos):
+        """time(r): the end instant of row i + r's own ``# Time``, converted in the
+        server offset its ``SET timestamp`` shows (as the parser does)."""
+        cols, p = self._cols, self.parser
+        ts, sets, qts = cols[_TS], cols[_SET_LINE], cols[_QT]
+
+        def time(r):
+            m = _STAMP.search(sets[i + r])
+            return p._line_time(ts[i + r], m.group(1) if m else None, float(qts[i + r]),
+                                p.mariadb or infos[r][3])
+        return time
 
     def _mariadb_ends(self, ends, qts, infos):
         """MariaDB's ``# Time`` is the start: its entries end Query_time later."""
@@ -388,7 +403,7 @@ def _fill_ends(ts, m, last_ts, last_end, time):
             if last_end is None:
                 return ends, prev, last_ts, last_end
             ends += repeat(last_end, r - prev)
-        e = time(ts[r])
+        e = time(r)
         if e is None:
             return ends, r, last_ts, last_end
         last_ts, last_end = ts[r], e
