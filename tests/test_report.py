@@ -246,10 +246,31 @@ def test_not_a_binlog():
     assert "not-a-binlog.txt" in line and "offset 0" in line and "not a binary log" in line
 
 
-def test_truncated_binlog(tmp_path):
+def test_truncated_last_binlog_is_read_to_its_last_complete_event(tmp_path):
+    """The live file (or one copied while being written) ends inside an event:
+    the report uses it up to there, says so, and still finds the stalls."""
+    for p in BINLOGS[:-1]:
+        shutil.copy(p, tmp_path)
+    last = Path(BINLOGS[-1])
+    cut_at = last.stat().st_size * 2 // 3 + 7
+    (tmp_path / last.name).write_bytes(last.read_bytes()[:cut_at])
+    given = sorted(str(p) for p in tmp_path.glob("mariadb-bin.0*"))
+    code, doc = report_json(binlogs=given)
+    _, full = report_json()
+    assert code == 3
+    notes = [n for n in doc["notes"] if last.name in n and "last complete event" in n]
+    assert len(notes) == 1 and "byte" in notes[0]
+    keep = [s for s in full["stalls"] if s["end"] < doc["inputs"]["binlog_span"][1]]
+    assert [s for s in doc["stalls"] if s["cause"] == "binlog_rotation"] == \
+        [s for s in keep if s["cause"] == "binlog_rotation"]
+
+
+def test_truncated_binlog_before_the_last_is_an_error(tmp_path):
     cut = tmp_path / "mariadb-bin.000001"
     cut.write_bytes(Path(BINLOGS[0]).read_bytes()[:5000])
-    line = _one_error_line(*run("--binlog", str(cut), "--slowlog", SLOW))
+    shutil.copy(BINLOGS[1], tmp_path)
+    line = _one_error_line(*run("--binlog", str(cut), str(tmp_path / Path(BINLOGS[1]).name),
+                                "--slowlog", SLOW))
     assert str(cut) in line and "offset" in line
 
 

@@ -338,3 +338,69 @@ def test_sleeps_and_heavy_queries_are_not_stalls():
     assert find_stalls(st).empty
     heavy = [(float(t), 4.0, "read", 0.0, 5_000_000) for t in np.linspace(20, 40, 30)]
     assert find_stalls(frame(background() + heavy)).empty
+
+
+# -- the server's clock in the file sequence (binlogkit/analysis/fileclock.py) ------------
+
+CRC32 = sorted(str(p) for p in (ROOT / "fixtures" / "binlog" / "crc32").glob("mariadb-bin.0*"))
+
+
+def test_client_set_event_times_do_not_make_file_times():
+    """File 3 of the fixtures was written under SET timestamp (1970 .. 2038 event
+    times): its span comes from the server's clock (Query exec_time, the file
+    order), lifetimes are never negative, rotation times go forward."""
+    from binlogkit.analysis.rotations import rotations_frame, rotations_table
+    files = rotations_frame(CRC32)
+    assert files["first_event"].iloc[2].year == 1970            # the raw header times
+    assert (files["clock_first"].dt.year == 2026).all() and (files["clock_last"].dt.year == 2026).all()
+    assert (files["clock_first"].diff().dropna() >= pd.Timedelta(0)).all()
+    assert files["clock_outliers"].iloc[2] > 100 and files["clock_outliers"].iloc[3] == 0
+    rot = rotations_table(files)
+    assert (rot["lifetime_s"] >= 0).all() and (rot["lifetime_s"] < 60).all()
+    assert rot["at"].is_monotonic_increasing and (rot["at"].dt.year == 2026).all()
+    assert (rot["next_opened_at"].dt.year == 2026).all()
+
+
+def test_report_over_1970_stamped_binlogs_is_honest_about_overlap():
+    """Those binlogs (09:48 that day) do not overlap the lab slow log (10:10):
+    the 1970..2038 event times no longer make them look as if they did."""
+    from click.testing import CliRunner
+
+    from binlogkit.cli import main
+    res = CliRunner().invoke(main, ["report", "--binlog", *CRC32, "--slowlog",
+                                    str(ROOT / "fixtures" / "lab" / "slow.log.gz")])
+    assert res.exit_code == 1 and "do not overlap" in res.output
+    assert "1970" not in res.output and "2038" not in res.output
+
+
+def test_commit_gaps_of_the_lab_run_are_the_rotation_syncs():
+    """MariaDB's whole-second XID times: one empty second inside each injected
+    2 s rotation delay, and no other gap."""
+    import json
+
+    from binlogkit.analysis.commitgaps import commit_gaps
+    from binlogkit.analysis.rotations import rotations_frame
+    lab = ROOT / "fixtures" / "lab"
+    commits = []
+    rotations_frame(sorted(str(p) for p in lab.glob("mariadb-bin.0*")), commits=commits)
+    gaps = commit_gaps(commits)
+    delays = json.loads((lab / "truth.json").read_text())["delays"]
+    assert len(gaps) == len(delays)
+    for (_, g), d in zip(gaps.iterrows(), delays):
+        start, end = pd.Timestamp(d["start"]), pd.Timestamp(d["end"])
+        assert start - pd.Timedelta(seconds=1) <= g["start"] and g["end"] <= end + pd.Timedelta(seconds=1)
+        assert g["time_res_s"] == 1.0
+
+
+def test_commit_gaps_microseconds_and_quiet_periods():
+    from binlogkit.analysis.commitgaps import CommitTimes, commit_gaps
+    busy = CommitTimes("b.000001")
+    t0 = 1_700_000_000_000_000
+    busy.micros = [t0 + i * 20_000 for i in range(500)]                 # 50/s for 10 s
+    busy.micros += [busy.micros[-1] + 2_345_678 + i * 20_000 for i in range(500)]
+    gaps = commit_gaps([busy])
+    assert len(gaps) == 1 and gaps["duration_s"].iloc[0] == pytest.approx(2.345678)
+    assert gaps["time_res_s"].iloc[0] == 0.0
+    quiet = CommitTimes("q.000001")
+    quiet.seconds = [1_700_000_000 + 7 * i for i in range(50)]          # one commit per 7 s
+    assert commit_gaps([quiet]).empty

@@ -107,7 +107,8 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
     rotations = rotations_table(files) if files is not None else pd.DataFrame()
     covered = None
     if files is not None and len(files):
-        covered = (files["first_event"].min(), files["last_event"].max())
+        notes += _file_notes(files)
+        covered = _covered(files)
         _check_overlap(covered, statements, server_tz, notes)
     restarts = find_restarts(files) if files is not None else None
     stalls = find_stalls(statements, rotations, restarts, covered,
@@ -156,6 +157,30 @@ def _window(stalls, rotations, lo_us, hi_us, prev):
             rk &= rotations["at"].map(_us) <= hi_us
         rotations = rotations[rk].reset_index(drop=True)
     return stalls, rotations
+
+
+def _covered(files):
+    """(first, last) instant the binlogs cover on the server's clock (client-set
+    event times left out, see binlogkit.analysis.fileclock)."""
+    first = files["clock_first"].where(files["clock_first"].notna(), files["first_event"])
+    last = files["clock_last"].where(files["clock_last"].notna(), files["last_event"])
+    return first.min(), last.max()
+
+
+def _file_notes(files) -> list:
+    out = []
+    for _, f in files.iterrows():
+        if pd.notna(f["truncated_at"]):
+            out.append(f"{f['file']} ends inside an event at byte {int(f['truncated_at'])} (the "
+                       "live file, or copied while the server wrote it): analysed up to its last "
+                       f"complete event, {_hm(f['clock_last'] if pd.notna(f['clock_last']) else f['last_event'])}.")
+    odd = files[files["clock_outliers"] > 0]
+    if len(odd):
+        n = int(odd["clock_outliers"].sum())
+        out.append(f"{n} binlog event{'s' if n != 1 else ''} in {', '.join(odd['file'])} carry "
+                   "header times that do not fit the file sequence (a client's SET TIMESTAMP): "
+                   "not used for the files' time spans or rotation times.")
+    return out
 
 
 def _check_overlap(covered, statements, server_tz, notes):
@@ -265,8 +290,7 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
             "slowlogs": [os.path.basename(str(p)) for p in slowlogs],
             "statements": int(len(statements)),
             "slow_statements": int((statements["query_time"] >= MIN_LATENCY_S).sum()),
-            "binlog_span": None if files is None or not len(files) else
-            _span(files["first_event"].min(), files["last_event"].max()),
+            "binlog_span": None if files is None or not len(files) else _span(*_covered(files)),
             "slowlog_span": _span(statements["start"].min(), statements["end"].max())
             if len(statements) else None,
             "server_tz": server_tz, "min_query_time_s": min_qt,
