@@ -10,7 +10,8 @@ JSON document::
      "window": {"since", "until", "first", "last"},       # ISO-8601 UTC or null
      "stalls": [{"start", "end", "duration_s", "queries", "writes", "commits", "reads",
                  "others", "max_query_time_s", "lock_share", "shape", "over_threshold",
-                 "cause": "binlog_rotation" | "unexplained",
+                 "cause": "binlog_rotation" | "lock" | "commit_sync" | "unknown",
+                 "time_res_s": 1.0 | 0.0, "evidence": str, "commit_gap_s": float | null,
                  "rotation": {"from_file", "to_file", "at", "size_bytes"} | null,
                  "hint": str | null, "top_classes": [{"fingerprint", "count", "id"}]}],
      "rotations": [{"from_file", "to_file", "at", "size_bytes", "lifetime_s", "stall_s",
@@ -40,10 +41,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from binlogkit.analysis.commitgaps import commit_gaps
 from binlogkit.analysis.pileups import check_statements, statements_frame
 from binlogkit.analysis.rotations import restarts as find_restarts
 from binlogkit.analysis.rotations import rotations_frame, rotations_table
-from binlogkit.analysis.stalls import ROTATION_CAUSE, cadence, find_stalls
+from binlogkit.analysis.stalls import (
+    COMMIT_SYNC_CAUSE, LOCK_CAUSE, ROTATION_CAUSE, cadence, find_stalls,
+)
 from binlogkit.errors import BinlogkitError
 from binlogkit.slowlog.clock import describe_zone, zone_warnings
 from binlogkit.slowlog.parser import ParseStats
@@ -54,6 +58,7 @@ __all__ = ["Report", "build_report", "EXIT_OK", "EXIT_STALLS", "EXIT_ERROR"]
 EXIT_OK, EXIT_ERROR, EXIT_STALLS = 0, 1, 3
 MIN_LATENCY_S = 0.5          # statements at least this slow can make a stall
 MIN_STALL_S = 0.5            # shorter episodes are not reported
+MIN_GAP_S = 1.0              # commit-free stretches of the binlogs (whole seconds in MariaDB)
 OVERLAP_SLACK_S = 60.0
 
 
@@ -97,7 +102,8 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
     prev = state_mod.load_state(state_path) if state_path else None
     watermark = prev["watermark_us"] if prev else None
     min_end = None if watermark is None else watermark - state_mod.LOOKBACK_US
-    files = rotations_frame(list(binlogs)) if binlogs else None
+    commits = []
+    files = rotations_frame(list(binlogs), commits=commits) if binlogs else None
     parse = ParseStats()
     statements = statements_frame(list(slowlogs), zone=zone, min_end_us=min_end,
                                   query_from_s=MIN_LATENCY_S, stats=parse)
@@ -111,8 +117,9 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
         covered = _covered(files)
         _check_overlap(covered, statements, server_tz, notes)
     restarts = find_restarts(files) if files is not None else None
+    gaps = commit_gaps(commits, min_gap_s=MIN_GAP_S) if commits else None
     stalls = find_stalls(statements, rotations, restarts, covered,
-                         min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S)
+                         min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S, gaps=gaps)
     lo = _max(since_us, watermark)
     stalls, rotations_w = _window(stalls, rotations, lo, until_us, prev)
     if files is not None and len(files) and not len(rotations):
@@ -227,6 +234,8 @@ def _stall_dict(row, threshold) -> dict:
         "over_threshold": bool(row["duration_s"] >= threshold),
         "cause": row["cause"], "rotation": rot, "hint": row["hint"],
         "top_classes": list(row["top_classes"]),
+        "time_res_s": float(row["time_res_s"]), "evidence": row["evidence"],
+        "commit_gap_s": _num(row["commit_gap_s"], 6),
     }
 
 
@@ -328,12 +337,12 @@ def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
     head = f"{n} stall{'s' if n > 1 else ''} of {threshold:g} s or more from {span}"
     if len(rot_over) == n:
         which = "all at binlog rotations" if n > 1 else "at a binlog rotation"
-    elif rot_over:
-        which = f"{len(rot_over)} at binlog rotations, {n - len(rot_over)} unexplained"
     else:
-        which = "none at a binlog rotation"
+        which = _causes_phrase(over)
     worst = max(over, key=lambda s: s["duration_s"])
     tail = f"Worst: {worst['duration_s']:.1f} s at {worst['start'][11:19]}Z"
+    if worst["cause"] != ROTATION_CAUSE:
+        tail += f" ({worst['cause']})"
     if worst["rotation"]:
         r = worst["rotation"]
         size = f" ({_fmt_size(r['size_bytes'])})" if r["size_bytes"] is not None else ""
@@ -341,16 +350,43 @@ def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
     return f"{head}; {which}. {tail}."
 
 
+_CAUSE_WORDS = {ROTATION_CAUSE: "at binlog rotations", LOCK_CAUSE: "lock",
+                COMMIT_SYNC_CAUSE: "commit sync", "unknown": "cause unknown"}
+
+
+def _causes_phrase(stalls) -> str:
+    counts = {}
+    for s in stalls:
+        counts[s["cause"]] = counts.get(s["cause"], 0) + 1
+    if not counts.get(ROTATION_CAUSE):
+        head = "none at a binlog rotation"
+        rest = [f"{n} {_CAUSE_WORDS.get(c, c)}" for c, n in counts.items()]
+        return head + (f" ({', '.join(rest)})" if rest else "")
+    return ", ".join(f"{n} {_CAUSE_WORDS.get(c, c)}" for c, n in counts.items())
+
+
 def advice(stalls) -> list:
     out = []
     if any(s["cause"] == ROTATION_CAUSE for s in stalls):
         out.append(
-            "At rotation the server syncs the finished binlog file to disk while it holds the "
-            "binlog lock, so every commit waits for that sync.  With sync_binlog=0 nothing has "
-            "flushed the file before, so all of it is written out at that moment (ext4's "
-            "delayed allocation holds a lot back).  Set sync_binlog to a small N (e.g. 100) so "
-            "the file is flushed as it grows, or lower max_binlog_size; check the "
-            "filesystem's writeback settings.")
+            "Commits waited while a binlog file rotated.  At rotation the server syncs the "
+            "finished file to disk while it holds the binlog lock, so every commit waits for "
+            "that sync; how long depends on how much of the file was not yet on disk.  If "
+            "sync_binlog is 0 on this server (these logs do not say), nothing flushed the file "
+            "as it grew: a small sync_binlog N (e.g. 100) or a lower max_binlog_size spreads "
+            "that work out.")
+    if any(s["cause"] == LOCK_CAUSE for s in stalls):
+        out.append(
+            "Some stalls are commits held by a lock, not by the binlog: the binlogs show no "
+            "commit for that time with no rotation near, or the waiting statements' time was "
+            "Lock_time.  Look for what held it then: FLUSH TABLES WITH READ LOCK (backups), "
+            "LOCK TABLES, or a long transaction (information_schema.innodb_trx, the general or "
+            "audit log).")
+    if any(s["cause"] == COMMIT_SYNC_CAUSE for s in stalls):
+        out.append(
+            "Some stalls are writes and COMMITs released together without lock waits and without "
+            "a rotation: time in the commit path, i.e. the binlog or redo log sync (sync_binlog, "
+            "innodb_flush_log_at_trx_commit) or the disk under them.")
     hints = " ".join(s["hint"] or "" for s in stalls if s["cause"] != ROTATION_CAUSE)
     if "time-zone lock" in hints:
         out.append("Cheap statements slowed together: if time_zone=SYSTEM, set time_zone to an "
