@@ -7,9 +7,15 @@ times, whether or not the slow log caught the statements that waited.
 * MySQL 5.7+/8 GTID events carry ``immediate_commit_timestamp`` (µs): the gap
   between two consecutive commits is exact.
 * MariaDB (and MySQL without those) has only header times, whole seconds,
-  of the statement that committed (its start): a gap is a run of seconds in
-  which no committing statement began (writers blocked at commit begin no
-  new statement), so a stall shows about one second shorter than it was.
+  of the statement that committed (its start).  Writers blocked at commit
+  begin no new statement, so a stall is a run of seconds with fewer commits
+  than the rate around them allows (a Poisson count that low has probability
+  under ``P_LOW``): its length is estimated as the missing share of each
+  such second (a 1.5 s stall from x.1 to y.6 leaves about 0.9 + 0.6 s
+  missing).  ``trickle`` is the fewest commits in one of those seconds: 0
+  when commits stopped for a whole second (a lock: FLUSH TABLES WITH READ
+  LOCK, LOCK TABLES; any stall of 2 s or more covers a whole second), more
+  when they only slowed down (every commit slow).
 
 A gap counts when the commit rate around it (``CONTEXT_S`` before and after,
 the gap excluded) would have put at least ``MIN_EXPECTED`` commits in it (a
@@ -18,13 +24,16 @@ periods of a quiet server are not stalls.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 __all__ = ["CommitTimes", "commit_gaps", "GAP_COLUMNS"]
 
 GAP_COLUMNS = ["start", "end", "duration_s", "time_res_s", "commits_before", "commits_after",
-               "expected", "file", "next_file"]
+               "expected", "file", "next_file", "trickle"]
+P_LOW = 0.01          # a second this unlikely under the rate around it is short of commits
 CONTEXT_S = 10.0
 MIN_EXPECTED = 5.0
 
@@ -65,6 +74,9 @@ def commit_gaps(commit_times, min_gap_s=1.0, context_s=CONTEXT_S,
     rows = []
     if len(t) < 2:
         return _frame(rows)
+    if res:
+        return _frame(_second_gaps(t // 1_000_000, owner, commit_times, min_gap_s, context_s,
+                                   min_expected))
     ctx = int(context_s * 1e6)
     for k in np.nonzero(np.diff(t) > 0)[0]:
         a, b = int(t[k]), int(t[k + 1])
@@ -84,8 +96,70 @@ def commit_gaps(commit_times, min_gap_s=1.0, context_s=CONTEXT_S,
                      "commits_before": before, "commits_after": after,
                      "expected": round(expected, 1),
                      "file": commit_times[int(owner[k])].file,
-                     "next_file": commit_times[int(owner[k + 1])].file})
+                     "next_file": commit_times[int(owner[k + 1])].file, "trickle": 0})
     return _frame(rows)
+
+
+def _second_gaps(secs, owner, commit_times, min_gap_s, context_s, min_expected):
+    """Runs of seconds with at most DEFICIT of the local commit rate (module doc)."""
+    first, last = int(secs[0]), int(secs[-1])
+    counts = np.bincount(secs - first, minlength=last - first + 1).astype(float)
+    ctx = max(int(context_s), 1)
+    low = np.zeros(len(counts), dtype=bool)
+    rate = np.zeros(len(counts))
+    for i in range(1, len(counts) - 1):          # the first and last second are partial
+        around = np.concatenate([counts[max(1, i - ctx):i], counts[i + 1:i + 1 + ctx]])
+        rate[i] = _usual(around)
+        low[i] = rate[i] > 0 and _poisson_cdf(int(counts[i]), rate[i]) < P_LOW
+    rows = []
+    i = 1
+    while i < len(counts) - 1:
+        if not low[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(counts) - 1 and low[j + 1]:
+            j += 1
+        rows += _second_gap(i, j, counts, rate, first, secs, owner, commit_times, ctx,
+                            min_gap_s, min_expected)
+        i = j + 1
+    return rows
+
+
+def _second_gap(i, j, counts, rate, first, secs, owner, commit_times, ctx, min_gap_s,
+                min_expected):
+    around = np.concatenate([counts[max(1, i - ctx):i], counts[j + 1:j + 1 + ctx]])
+    r = _usual(around)
+    if r <= 0:
+        return []
+    missing = float(np.sum(np.clip(1.0 - counts[i:j + 1] / r, 0.0, 1.0)))
+    if missing < min_gap_s or r * missing < min_expected:
+        return []
+    a, b = first + i, first + j + 1                  # seconds [a, b)
+    k0 = int(np.searchsorted(secs, a, side="left")) - 1
+    k1 = int(np.searchsorted(secs, b, side="left"))
+    before = commit_times[int(owner[max(k0, 0)])].file
+    after = commit_times[int(owner[min(k1, len(secs) - 1)])].file
+    return [{"start": a * 1_000_000, "end": b * 1_000_000, "duration_s": round(missing, 1),
+             "time_res_s": 1.0, "commits_before": int(counts[max(1, i - ctx):i].sum()),
+             "commits_after": int(counts[j + 1:j + 1 + ctx].sum()),
+             "expected": round(r * missing, 1), "file": before, "next_file": after,
+             "trickle": int(counts[i:j + 1].min())}]
+
+
+def _usual(counts) -> float:
+    """The usual commits per second around a point: the upper quartile, so that
+    other stalls nearby (a busy incident) do not lower it much."""
+    return float(np.percentile(counts, 75)) if len(counts) else 0.0
+
+
+def _poisson_cdf(k: int, mean: float) -> float:
+    """P(X <= k) for X ~ Poisson(mean)."""
+    term = total = math.exp(-mean)
+    for n in range(1, k + 1):
+        term *= mean / n
+        total += term
+    return total
 
 
 def _frame(rows) -> pd.DataFrame:

@@ -184,7 +184,7 @@ def _gap_stall(g, statements, min_latency):
            "shape": "commit-gap", "members": list(during.index)}
     row.update(describe(during))
     row.update(time_res_s=float(g["time_res_s"]), evidence="binlog",
-               commit_gap_s=float(g["duration_s"]))
+               commit_gap_s=float(g["duration_s"]), trickle=int(g.get("trickle", 0) or 0))
     return row
 
 
@@ -217,8 +217,9 @@ def attribute(stalls, rotations=None, restarts=None, covered=None,
                            "rotation_size"]] = [ROTATION_CAUSE, rot["from_file"], rot["to_file"],
                                                 rot["at"], rot["size_bytes"]]
         else:
-            stalls.at[i, "cause"] = other_cause(row, covered)
-            stalls.at[i, "hint"] = hint(row, rot, restarts, covered)
+            row_locks = _row_lock_shape(row, statements)
+            stalls.at[i, "cause"] = other_cause(row, covered, row_locks)
+            stalls.at[i, "hint"] = hint(row, rot, restarts, covered, row_locks)
     stalls["rotation_size"] = stalls["rotation_size"].astype("Int64")
     stalls["time_res_s"] = stalls["time_res_s"].astype("float64")
     stalls["commit_gap_s"] = stalls["commit_gap_s"].astype("float64")
@@ -236,11 +237,30 @@ def _covers(covered, t) -> bool:
     return covered is not None and covered[0] <= t <= covered[1]
 
 
-def other_cause(row, covered=None) -> str:
+_ROW_LOCKERS = frozenset({"UPDATE", "DELETE"})
+
+
+def _row_lock_shape(row, statements) -> bool:
+    """Only UPDATE/DELETE statements waited (no INSERT, no COMMIT): they wait for
+    the rows another transaction holds; a commit-path stall holds every commit."""
+    if statements is None or row["shape"] != "pile-up" or not len(row["members"]) \
+            or "query" not in statements:
+        return False
+    words = set()
+    for q in statements.loc[row["members"], "query"]:
+        if not isinstance(q, str):
+            return False
+        words.add(q.lstrip().split(None, 1)[0].upper() if q.strip() else "")
+    return bool(words) and words <= _ROW_LOCKERS
+
+
+def other_cause(row, covered=None, row_locks=False) -> str:
     """``lock``, ``commit_sync`` or ``unknown`` for a stall no rotation explains."""
     if row["queries"] and row["lock_share"] >= LOCK_SHARE:
         return LOCK_CAUSE
-    if row["shape"] == "commit-gap":
+    if row["shape"] == "commit-gap" and _trickle(row):
+        return COMMIT_SYNC_CAUSE    # commits went on, few and slow: the commit path itself
+    if row["shape"] == "commit-gap" or row_locks:
         return LOCK_CAUSE           # commits stopped, no rotation, no slow-log pile-up
     writes = row["writes"] + row["commits"]
     if (row["shape"] == "pile-up" and writes and not row["reads"]
@@ -284,13 +304,17 @@ def _member_starts(row, statements) -> np.ndarray:
     return seconds(statements.loc[row["members"], "start"])
 
 
-def hint(row, rotation=None, restarts=None, covered=None) -> str:
+def hint(row, rotation=None, restarts=None, covered=None, row_locks=False) -> str:
     """What the data show about a stall no rotation explains, from its shape."""
     start, end = row["start"], row["end"]
     reads, writes = row["reads"], row["writes"] + row["commits"]
     parts = []
     if row["shape"] == "commit-gap":
         parts.append(_gap_hint(row))
+    elif row_locks and row["lock_share"] < LOCK_SHARE:
+        parts.append("only UPDATE/DELETE statements waited and were released together (no "
+                     "INSERT, no COMMIT): they waited for rows another transaction held until "
+                     "it ended; look for a long transaction on these tables")
     elif row["lock_share"] >= LOCK_SHARE:
         parts.append(f"lock waits: Lock_time is {row['lock_share']:.0%} of the statements' time "
                      "(row, table or metadata locks); look for the session holding them (a long "
@@ -323,8 +347,18 @@ def hint(row, rotation=None, restarts=None, covered=None) -> str:
     return "; ".join(parts)
 
 
+def _trickle(row) -> int:
+    got = row.get("trickle", 0)
+    return 0 if got is None or pd.isna(got) else int(got)
+
+
 def _gap_hint(row) -> str:
-    text = (f"the binlogs show no commit for {row['commit_gap_s']:.{0 if row['time_res_s'] else 3}f}"
+    if _trickle(row):
+        return (f"the binlogs show commits slowed down (at least {_trickle(row)} in each of its "
+                f"seconds) for about {row['commit_gap_s']:.1f} s, not stopped, with no rotation "
+                "and no lock wait in the slow log: every commit was slow, i.e. the commit path "
+                "(binlog or redo log sync, disk)")
+    text = (f"the binlogs show no commit for {row['commit_gap_s']:.{1 if row['time_res_s'] else 3}f}"
             " s where the commit rate around it says many were due, and no rotation near")
     if not row["queries"]:
         return (text + "; the slow log shows no statement waiting then (its filters may leave "

@@ -107,8 +107,8 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
     parse = ParseStats()
     statements = statements_frame(list(slowlogs), zone=zone, min_end_us=min_end,
                                   query_from_s=MIN_LATENCY_S, stats=parse)
-    if watermark is None:
-        check_statements(statements, slowlogs)
+    if watermark is None and not (binlogs and parse.header_lines and not parse.skipped_lines):
+        check_statements(statements, slowlogs)      # a slow log with only its header is fine
     notes = [w[0].upper() + w[1:] + "." for w in zone_warnings(parse, server_tz)]
     rotations = rotations_table(files) if files is not None else pd.DataFrame()
     covered = None
@@ -277,6 +277,12 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
          slowlogs, server_tz, notes, now, lo_us=None) -> dict:
     stall_docs = [_stall_dict(r, threshold) for _, r in stalls.iterrows()]
     first, last, n_new = _reported_span(statements, lo_us, until_us)
+    if not n_new and files is not None and len(files) and lo_us is None and until_us is None:
+        first, last = _covered(files)                 # binlog evidence only
+        n_new = int(files["events"].sum())
+        notes.append("The slow log has no statement: stalls come from the binlogs' commit gaps "
+                     "alone (its filters, log_slow_filter or long_query_time, may leave the "
+                     "waiting statements out).")
     min_qt = float(statements["query_time"].min()) if len(statements) else None
     if min_qt is not None and min_qt >= 0.1:
         notes.append(f"The slow log has no statement faster than {min_qt:.2f} s "
