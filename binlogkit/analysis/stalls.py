@@ -184,7 +184,7 @@ def _gap_stall(g, statements, min_latency):
            "shape": "commit-gap", "members": list(during.index)}
     row.update(describe(during))
     row.update(time_res_s=float(g["time_res_s"]), evidence="binlog",
-               commit_gap_s=float(g["duration_s"]), trickle=int(g.get("trickle", 0) or 0))
+               commit_gap_s=float(g["duration_s"]), trickle=_trickle(g))
     return row
 
 
