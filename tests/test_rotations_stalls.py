@@ -441,3 +441,35 @@ def test_commit_gap_joins_the_slowlog_stall_it_overlaps():
     s = find_stalls(st, pd.DataFrame([rotation(20.0)]), gaps=_gap(21.0, 1.0))
     assert len(s) == 1 and s["evidence"].iloc[0] == "slow log + binlog"
     assert s["commit_gap_s"].iloc[0] == 1.0 and s["cause"].iloc[0] == "binlog_rotation"
+
+
+def _file_times(whens, queries=()):
+    from binlogkit.analysis.fileclock import FileTimes
+    ft = FileTimes()
+    for w in whens:
+        ft.add(w)
+    for when, exec_time in queries:
+        ft.add(when)
+        ft.add_query(when, exec_time)
+    return ft
+
+
+def test_fileclock_idle_nights_client_times_and_file_order():
+    from binlogkit.analysis.fileclock import clock_spans
+    day = 86400
+    t0 = 1_700_000_000
+    # a quiet server: one file open three days, idle every night -> its whole span
+    quiet = _file_times([t0 + d * day + h * 600 for d in range(3) for h in range(30)])
+    assert clock_spans([quiet], ["b"]) == [(t0, t0 + 2 * day + 29 * 600, 0)]
+    # SET timestamp=1 (1970) and a replayed 2038 in the middle of a file: left out
+    mixed = _file_times([t0 + i for i in range(20)] + [1, 1, 2] + [2**31 - 1]
+                        + [t0 + 20 + i for i in range(20)])
+    assert clock_spans([mixed], ["b"]) == [(t0, t0 + 39, 4)]
+    # a file written entirely under a client's time, between two real ones: the
+    # Query events' exec_time gives the server's clock
+    before = _file_times([t0 + i for i in range(10)])
+    faked = _file_times([100 + i for i in range(5)], queries=[(100, t0 + 12 - 100)])
+    after = _file_times([t0 + 15 + i for i in range(10)])
+    spans = clock_spans([before, faked, after], ["b"] * 3)
+    assert spans[1] == (t0 + 12, t0 + 12, 6)            # all 6 events carry the client's time
+    assert spans[0][1] <= spans[1][0] <= spans[2][0]

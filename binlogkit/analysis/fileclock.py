@@ -13,15 +13,21 @@ does not lie:
 * a format description's ``created`` (set at a server start) and a STOP
   event's time (written by the shutdown, not a client).
 
+* the order of the events in a file: the server's clock goes forward with it
+  (give or take concurrent transactions), a client's times need not.
+
 So each file's events are grouped into clusters of times (a new cluster after
-a gap of more than :data:`CLUSTER_GAP_S`), the trusted instants above weigh
-:data:`TRUSTED_WEIGHT` events each, and one cluster per file is chosen so that
-the chosen clusters go forward through the files of one sequence (base name)
-with the most weight kept (dynamic programming over the files).  A file's
-*clock span* is its chosen cluster; the events outside it are ``outliers``.
+a gap of more than :data:`CLUSTER_GAP_S`: an idle night, or a client's time),
+the trusted instants above weigh :data:`TRUSTED_WEIGHT` events each, and per
+file a run of consecutive clusters is chosen, each written wholly after the one
+before it, so that the chosen runs go forward through the
+files of one sequence (base name), with the most weight kept (dynamic
+programming over the files).  A file's *clock span* is its chosen run; the
+events outside it are ``outliers``.
 """
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 __all__ = ["FileTimes", "clock_spans", "CLUSTER_GAP_S", "SLACK_S"]
@@ -30,41 +36,70 @@ CLUSTER_GAP_S = 6 * 3600     # a file idle this long between events is taken as 
 SLACK_S = 2                  # whole-second times; a statement may start before the rotation
 TRUSTED_WEIGHT = 1000
 _U32 = 1 << 32
+_PLAUSIBLE_FROM = 946684800  # 2000-01-01: binlog v4 servers are younger
 
 
 class FileTimes:
     """Event times of one file, collected during the header pass."""
 
-    __slots__ = ("hist", "trusted")
+    __slots__ = ("hist", "trusted", "first", "last", "n")
 
     def __init__(self):
         self.hist = Counter()          # header second -> events
         self.trusted = Counter()       # server-clock second -> samples
+        self.first = {}                # second -> first and last event number (file order)
+        self.last = {}
+        self.n = 0
+
+    def _at(self, t, k):
+        self.first.setdefault(t, k)
+        self.last[t] = k
 
     def add(self, when):
-        self.hist[when] += 1
+        self.n += 1
+        if when:                       # 0: no time (a relay log's fake ROTATE, ...)
+            self.hist[when] += 1
+            self._at(when, self.n - 1)
 
     def add_query(self, when, exec_time):
-        """A Query event: its end on the server's clock."""
-        self.trusted[(when + exec_time) % _U32] += 1
+        """A Query event (already counted by ``add``): its end on the server's clock."""
+        self.add_trusted((when + exec_time) % _U32)
 
     def add_trusted(self, when):
-        if when:
+        if _PLAUSIBLE_FROM <= when <= time.time() + 86400:     # a server clock, not garbage
             self.trusted[when] += 1
+            self._at(when, max(self.n - 1, 0))
 
     def clusters(self):
-        """[(lo, hi, weight, events)] in time order."""
+        """[(lo, hi, weight, events, first event number, last event number)] in time order."""
         points = sorted(set(self.hist) | set(self.trusted))
         out = []
         for t in points:
-            w = self.hist.get(t, 0) + TRUSTED_WEIGHT * self.trusted.get(t, 0)
             n = self.hist.get(t, 0)
+            w = n + TRUSTED_WEIGHT * self.trusted.get(t, 0)
+            a, b = self.first[t], self.last[t]
             if out and t - out[-1][1] <= CLUSTER_GAP_S:
-                lo, _, w0, n0 = out[-1]
-                out[-1] = (lo, t, w0 + w, n0 + n)
+                lo, _, w0, n0, a0, b0 = out[-1]
+                out[-1] = (lo, t, w0 + w, n0 + n, min(a0, a), max(b0, b))
             else:
-                out.append((t, t, w, n))
+                out.append((t, t, w, n, a, b))
         return out
+
+
+def _runs(clusters):
+    """Runs [i, j] of consecutive clusters each written wholly after the one
+    before it (the server's clock goes forward with the file):
+    [(lo, hi, weight, events, i, j)]."""
+    out = []
+    for i in range(len(clusters)):
+        w = n = 0
+        for j in range(i, len(clusters)):
+            if j > i and clusters[j][4] <= clusters[j - 1][5]:
+                break
+            w += clusters[j][2]
+            n += clusters[j][3]
+            out.append((clusters[i][0], clusters[j][1], w, n, i, j))
+    return out
 
 
 def clock_spans(times, groups):
@@ -76,11 +111,13 @@ def clock_spans(times, groups):
     for i, g in enumerate(groups):
         by_group.setdefault(g, []).append(i)
     for idx in by_group.values():
-        chosen = _choose([times[i].clusters() for i in idx])
-        for i, (c, clusters) in zip(idx, chosen):
+        clusters = [times[i].clusters() for i in idx]
+        runs = [_runs(c) for c in clusters]
+        chosen = _choose(runs)
+        for i, (c, file_runs), cl in zip(idx, chosen, clusters):
             if c is not None:
-                lo, hi, _, n = clusters[c]
-                out[i] = (lo, hi, sum(x[3] for x in clusters) - n)
+                lo, hi, _, n, _, _ = file_runs[c]
+                out[i] = (lo, hi, sum(x[3] for x in cl) - n)
     return out
 
 
@@ -92,7 +129,7 @@ def _choose(all_clusters):
         nxt = []
         for score, end, path in prev:
             nxt.append((score, end, (path, None)))
-            for c, (lo, hi, w, _) in enumerate(clusters):
+            for c, (lo, hi, w, *_) in enumerate(clusters):
                 if end is None or lo >= end - SLACK_S:
                     nxt.append((score + w, max(hi, end or hi), (path, c)))
         prev = _prune(nxt)
