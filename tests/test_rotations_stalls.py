@@ -473,3 +473,13 @@ def test_fileclock_idle_nights_client_times_and_file_order():
     spans = clock_spans([before, faked, after], ["b"] * 3)
     assert spans[1] == (t0 + 12, t0 + 12, 6)            # all 6 events carry the client's time
     assert spans[0][1] <= spans[1][0] <= spans[2][0]
+
+
+def test_state_watermark_is_the_servers_clock_not_a_clients():
+    """A 2038 event time (SET TIMESTAMP) must not move --state's watermark past now."""
+    from binlogkit.analysis.rotations import rotations_frame
+    from binlogkit.report.state import _newest
+    files = rotations_frame(CRC32)
+    assert files["last_event"].max().year == 2038
+    got = pd.Timestamp(_newest(pd.DataFrame(), files, None), unit="us", tz="UTC")
+    assert got == files["clock_last"].max() and got.year == 2026
