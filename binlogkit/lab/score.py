@@ -29,7 +29,8 @@ def truth_items(truth: dict, min_rotation_s=1.0) -> list:
     episodes = truth.get("episodes", [])
     items = [{"cause": "binlog_rotation", "file": d["file"], "start": _s(d["start"]),
               "end": _s(d["end"])}
-             for d in rotation_delays(truth["delays"], episodes) if d["duration_s"] >= min_rotation_s]
+             for d in rotation_delays(truth["delays"], episodes)
+             if d["duration_s"] >= min_rotation_s]
     items += [{"cause": e["cause"], "kind": e["kind"], "file": None, "start": _s(e["start"]),
                "end": _s(e["end"])} for e in episodes]
     return items
@@ -45,26 +46,30 @@ def _agrees(stall, item) -> bool:
     return item["file"] is None or (stall["rotation"] or {}).get("from_file") == item["file"]
 
 
+def _matches(stall, item, slack) -> bool:
+    return _agrees(stall, item) and _overlap(stall["t0"], stall["t1"], item["start"],
+                                             item["end"], slack)
+
+
 def score(doc: dict, truth: dict, slack_s=1.5, min_report_s=1.0, min_rotation_s=1.0) -> dict:
-    """{cause: {"truth", "found", "reported", "correct", "recall", "precision"}, "misblamed": [...]}."""
+    """{cause: {"truth", "found", "reported", "correct", "recall", "precision"},
+    "misblamed": [stall starts]}."""
     items = truth_items(truth, min_rotation_s)
     stalls = [dict(s, t0=_s(s["start"]), t1=_s(s["end"])) for s in doc["stalls"]]
     out = {}
     for cause in sorted({i["cause"] for i in items} | {s["cause"] for s in stalls}):
         mine = [i for i in items if i["cause"] == cause]
-        found = sum(any(_agrees(s, i) and _overlap(s["t0"], s["t1"], i["start"], i["end"], slack_s)
-                        for s in stalls) for i in mine)
+        found = sum(any(_matches(s, i, slack_s) for s in stalls) for i in mine)
         scored = [s for s in stalls if s["cause"] == cause and (
             s["duration_s"] >= min_report_s
             or any(_overlap(s["t0"], s["t1"], i["start"], i["end"], slack_s) for i in items))]
-        correct = sum(any(_agrees(s, i) and _overlap(s["t0"], s["t1"], i["start"], i["end"], slack_s)
-                          for i in items) for s in scored)
+        correct = sum(any(_matches(s, i, slack_s) for i in items) for s in scored)
         out[cause] = {"truth": len(mine), "found": found, "reported": len(scored),
                       "correct": correct, "recall": found / len(mine) if mine else None,
                       "precision": correct / len(scored) if scored else None}
     confounders = [i for i in items if i["cause"] != "binlog_rotation"]
     out["misblamed"] = [s["start"] for s in stalls if s["cause"] == "binlog_rotation" and any(
         _overlap(s["t0"], s["t1"], i["start"], i["end"], 0.0) and not any(
-            _agrees(s, r) and _overlap(s["t0"], s["t1"], r["start"], r["end"], slack_s)
-            for r in items if r["cause"] == "binlog_rotation") for i in confounders)]
+            _matches(s, r, slack_s) for r in items if r["cause"] == "binlog_rotation")
+        for i in confounders)]
     return out

@@ -18,11 +18,11 @@ JSON document::
                     "next_opened_at", "missing_before", "restart_after", "commit_gap_s",
                     "inferred"}],
      "restarts": [{"file", "at", "previous_end"}],
-     "cadence": {"rotation_interval": {"median_s", "spread_s", "count"} | null,
-                 "stall_interval": ..., "rotations", "rotations_with_stall", "stalls",
-                 "stalls_explained"},
+     "cadence": {"causes": {cause: count}, "rotation_interval": {"median_s", "spread_s",
+                 "count"} | null, "stall_interval": ..., "rotations", "rotations_with_stall",
+                 "stalls", "stalls_explained"},
      "inputs": {"binlogs", "slowlogs", "statements", "slow_statements", "binlog_span",
-                "slowlog_span", "server_tz", "min_query_time_s"},
+                "slowlog_span", "server_tz", "server_zone", "min_query_time_s"},
      "advice": [str], "notes": [str], "state": {...} | null}
 
 With ``state_path`` the new state is computed but written only by
@@ -30,6 +30,12 @@ With ``state_path`` the new state is computed but written only by
 
 ``size_bytes`` is null (and ``inferred`` true) for a rotation seen only as
 the next file's start, when the file that rotated was not given.
+
+``binlog_span`` and the overlap check use the files' spans on the server's
+clock (``clock_first``/``clock_last``: client-set event times left out);
+``server_zone`` says what the slow log's zone-less times were read in
+(derived from ``SET timestamp``, ``--server-tz``, or assumed).  Stalls come
+from the slow log and from the binlogs' commit gaps (``evidence``).
 """
 from __future__ import annotations
 
@@ -178,9 +184,10 @@ def _file_notes(files) -> list:
     out = []
     for _, f in files.iterrows():
         if pd.notna(f["truncated_at"]):
+            end = f["clock_last"] if pd.notna(f["clock_last"]) else f["last_event"]
             out.append(f"{f['file']} ends inside an event at byte {int(f['truncated_at'])} (the "
                        "live file, or copied while the server wrote it): analysed up to its last "
-                       f"complete event, {_hm(f['clock_last'] if pd.notna(f['clock_last']) else f['last_event'])}.")
+                       f"complete event, {_hm(end)}.")
     odd = files[files["clock_outliers"] > 0]
     if len(odd):
         n = int(odd["clock_outliers"].sum())

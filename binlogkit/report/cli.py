@@ -28,7 +28,8 @@ a lock: Lock_time, or a commit gap with no rotation and no slow-log pile-up),
 
 --binlog and --slowlog take one or more files each (also repeated).  Times are
 UTC; the slow log's zone-less times (MariaDB, MySQL <= 5.6) are read in the
-server offset its SET timestamp lines show, --server-tz only where none does.  With --state, only data newer than the previous run is reported.
+server offset its SET timestamp lines show, --server-tz only where none does.
+With --state, only data newer than the previous run is reported.
 
 \b
 Exit status: 0 no stall of --threshold seconds or more; 3 at least one;

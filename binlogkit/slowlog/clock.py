@@ -30,7 +30,8 @@ MIN_OFFSET_S, MAX_OFFSET_S = -12 * 3600, 14 * 3600
 SLACK_S = 1.5                         # whole-second truncation of both values
 
 _ZONELESS = re.compile(
-    rb"(?:(\d\d)(\d\d)(\d\d)\s+(\d{1,2})|(\d{4})-(\d\d)-(\d\d)[T ](\d\d)):(\d\d):(\d\d)(?:\.\d+)?\Z")
+    rb"(?:(\d\d)(\d\d)(\d\d)\s+(\d{1,2})|(\d{4})-(\d\d)-(\d\d)[T ](\d\d))"
+    rb":(\d\d):(\d\d)(?:\.\d+)?\Z")
 
 
 def wall_seconds(raw: bytes):
@@ -171,7 +172,8 @@ def zone_warnings(stats, server_tz=None, machine_zone=None) -> list:
     if stats.zone_assumed:
         where = machine_zone or _machine_zone()
         out.append("zone-less slow-log times could not be tied to a SET timestamp; read as "
-                   f"this machine's local time ({where}); pass --server-tz if the server ran in another zone")
+                   f"this machine's local time ({where}); pass --server-tz if the server ran "
+                   "in another zone")
     if stats.zone_overridden and server_tz:
         got = ", ".join(format_offset(o) for o in sorted(set(stats.utc_offsets)))
         out.append(f"--server-tz {server_tz} disagrees with the slow log's SET timestamp "
