@@ -56,19 +56,25 @@ class FileTimes:
         self.last[t] = k
 
     def add(self, when):
+        """The next event of the file."""
+        self.add_run(when, 1, self.n, self.n)
         self.n += 1
+
+    def add_run(self, when, count, first_index, last_index):
+        """``count`` consecutive events of one time, numbered first..last in the file."""
         if when:                       # 0: no time (a relay log's fake ROTATE, ...)
-            self.hist[when] += 1
-            self._at(when, self.n - 1)
+            self.hist[when] += count
+            self.first.setdefault(when, first_index)
+            self.last[when] = last_index
 
-    def add_query(self, when, exec_time):
-        """A Query event (already counted by ``add``): its end on the server's clock."""
-        self.add_trusted((when + exec_time) % _U32)
+    def add_query(self, when, exec_time, index=None):
+        """A Query event (counted by ``add``): its end on the server's clock."""
+        self.add_trusted((when + exec_time) % _U32, index)
 
-    def add_trusted(self, when):
+    def add_trusted(self, when, index=None):
         if _PLAUSIBLE_FROM <= when <= time.time() + 86400:     # a server clock, not garbage
             self.trusted[when] += 1
-            self._at(when, max(self.n - 1, 0))
+            self._at(when, max(self.n - 1, 0) if index is None else index)
 
     def clusters(self):
         """[(lo, hi, weight, events, first event number, last event number)] in time order."""

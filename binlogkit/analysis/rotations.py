@@ -145,55 +145,95 @@ def scan_binlog(path, partial_ok=False, times=None, commits=None) -> dict:
         row["size_bytes"] = os.path.getsize(path)
     except OSError as exc:
         raise BinlogError(f"cannot read: {exc.strerror}", path=str(path), offset=0) from None
-    state = {"first": None, "last": None, "fde": False, "rotate_when": None}
+    state = {"fde": False, "rotate_when": None}
     clock = _CommitClock()
     times = FileTimes() if times is None else times
     with BinlogReader(path) as reader:
         reader.read_magic()
         try:
-            for raw in reader.events():
-                _scan_event(raw, reader, row, state, clock, times, commits)
-        except TruncatedEventError as exc:
+            first, last = _scan_events(reader, row, state, clock, times, commits)
+        except _Truncated as cut:
+            exc, first, last = cut.args
             if not partial_ok or not state["fde"]:
-                raise
+                raise exc from None
             row["truncated_at"] = exc.offset
     if not state["fde"]:
         raise BinlogError("no format description event: not a v4 binary log", path=str(path),
                           offset=4)
-    row.update(first_event=_ts(state["first"]), last_event=_ts(state["last"]),
+    row.update(first_event=_ts(first), last_event=_ts(last),
                first_commit=_us_ts(clock.first), last_commit=_us_ts(clock.last),
                max_commit_gap_s=clock.max_gap if clock.first else float("nan"),
                max_commit_group=clock.max_group or pd.NA, rotate_when=state["rotate_when"])
     return row
 
 
-def _scan_event(raw, reader, row, state, clock, times, commits):
-    row["events"] += 1
+class _Truncated(Exception):
+    """(TruncatedEventError, first time, last time) of a file cut inside an event."""
+
+
+_RARE = frozenset({L.FORMAT_DESCRIPTION_EVENT, L.QUERY_EVENT, L.ROTATE_EVENT, L.STOP_EVENT}
+                  | _GTID_CODES)
+
+
+def _scan_events(reader, row, state, clock, times, commits):
+    """The header pass (one tight loop; rare events in _scan_event); returns the
+    first event's time and the latest one."""
+    n = 0
+    prev = run_start = None
+    first = last = None
+    xids = commits.seconds if commits is not None else None
+    xid, rare = L.XID_EVENT, _RARE
+    try:
+        for raw in reader.events():
+            when = raw.when
+            if when != prev:
+                if prev is not None:
+                    times.add_run(prev, n - run_start, run_start, n - 1)
+                    if last is None or prev > last:
+                        last = prev
+                else:
+                    first = when
+                prev, run_start = when, n
+            code = raw.type_code
+            if code == xid:
+                if xids is not None:
+                    xids.append(when)
+            elif code in rare:
+                _scan_event(raw, reader, row, state, clock, times, commits, n)
+            n += 1
+    except TruncatedEventError as exc:
+        _close_run(times, prev, run_start, n, row)
+        raise _Truncated(exc, first, prev if last is None or prev > last else last) from None
+    _close_run(times, prev, run_start, n, row)
+    return first, (prev if last is None or (prev is not None and prev > last) else last)
+
+
+def _close_run(times, prev, run_start, n, row):
+    if prev is not None:
+        times.add_run(prev, n - run_start, run_start, n - 1)
+    times.n = n
+    row["events"] = n
+
+
+def _scan_event(raw, reader, row, state, clock, times, commits, index):
     when = raw.when
-    state["first"] = when if state["first"] is None else state["first"]
-    last = state["last"]
-    state["last"] = when if last is None or when > last else last
-    times.add(when)
     code = raw.type_code
     if code == L.FORMAT_DESCRIPTION_EVENT and not state["fde"]:
         state["fde"] = True
         row["server_version"] = reader.fde.server_version.decode("ascii", "replace")
         row["created"] = _ts(reader.fde.created or None)
         row["in_use"] = bool(reader.fde.flags & L.LOG_EVENT_BINLOG_IN_USE_F)
-        times.add_trusted(reader.fde.created)
+        times.add_trusted(reader.fde.created, index)
     elif code == L.QUERY_EVENT and len(raw.data) >= 27:
-        times.add_query(when, int.from_bytes(raw.data[23:27], "little"))
-    elif code == L.XID_EVENT:
-        if commits is not None:
-            commits.seconds.append(when)
-    elif code == L.ROTATE_EVENT and row["events"] > 1:
+        times.add_query(when, int.from_bytes(raw.data[23:27], "little"), index)
+    elif code == L.ROTATE_EVENT and index > 0:
         body = decode_event(raw, reader.fde)
         row["rotate_to"] = bytes(body.new_log_ident).decode("utf-8", "replace")
         row["rotated_at"] = _ts(when)
         state["rotate_when"] = when
     elif code == L.STOP_EVENT:
         row["stopped"] = True
-        times.add_trusted(when)
+        times.add_trusted(when, index)
     elif code in _GTID_CODES:
         body = _gtid_body(raw, reader.fde)
         if body is not None:
