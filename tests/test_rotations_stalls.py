@@ -428,7 +428,7 @@ def test_commit_gap_without_slowlog_pileup_is_a_lock_stall():
                     covered=(T0, T0 + pd.Timedelta(minutes=5)))
     assert len(s) == 1 and s["shape"].iloc[0] == "commit-gap"
     assert s["cause"].iloc[0] == "lock" and s["evidence"].iloc[0] == "binlog"
-    assert s["time_res_s"].iloc[0] == 1.0 and "no commit for 3.0 s" in s["hint"].iloc[0]
+    assert s["time_res_s"].iloc[0] == 1.0 and "commits missing for about 3.0 s" in s["hint"].iloc[0]
 
 
 def test_commit_gap_at_a_rotation_is_that_rotation():

@@ -358,8 +358,11 @@ def _gap_hint(row) -> str:
                 f"seconds) for about {row['commit_gap_s']:.1f} s, not stopped, with no rotation "
                 "and no lock wait in the slow log: every commit was slow, i.e. the commit path "
                 "(binlog or redo log sync, disk)")
-    digits = 1 if row["time_res_s"] else 3
-    text = (f"the binlogs show no commit for {row['commit_gap_s']:.{digits}f} s where the commit rate around it says many were due, and no rotation near")
+    if row["time_res_s"]:
+        gap = f"commits missing for about {row['commit_gap_s']:.1f} s"
+    else:
+        gap = f"no commit for {row['commit_gap_s']:.6f} s"
+    text = (f"the binlogs show {gap} where the commit rate around it says many were due, and no rotation near")
     if not row["queries"]:
         return (text + "; the slow log shows no statement waiting then (its filters may leave "
                 "them out): commits were held by something outside the binlog, such as FLUSH "

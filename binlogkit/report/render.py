@@ -111,16 +111,24 @@ def _stall_line(s, clock) -> str:
            "commit-gap": "no commit in the binlogs"}.get(s["shape"], "were slow at the same time")
     top = ", ".join(f"{c['fingerprint'][:70]} \u00d7{c['count']}" for c in s["top_classes"])
     if s["shape"] == "commit-gap":
-        line = f"{clock(s['start'], False)}: {how} for {s['duration_s']:g} s"
+        line = f"{clock(s['start'], False)}: {_gap_words(s)}"
         line += f"; {s['queries']} slow statements ran through it" if s["queries"] else ""
         line += f"; classes: {top}." if top else "."
     else:
         line = f"{clock(s['start'], False)}: {s['queries']} statements {how}; classes: {top}."
         if s.get("commit_gap_s"):
-            line += f" The binlogs show no commit for {s['commit_gap_s']:g} s in it."
+            line += f" The binlogs show {_gap_words(s)} in it."
     if s["hint"]:
         line += f" Hint: {s['hint']}."
     return line
+
+
+def _gap_words(s) -> str:
+    """A commit gap as the binlogs show it: exact with µs commit times, else an
+    estimate from whole seconds (commits missing against the rate around)."""
+    if s.get("time_res_s", 1.0) >= 1.0:
+        return f"commits missing for about {s['commit_gap_s']:.1f} s (whole-second binlog times)"
+    return f"no commit for {s['commit_gap_s']:.6f} s"
 
 
 def _every(iv) -> str:

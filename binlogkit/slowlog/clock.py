@@ -159,6 +159,8 @@ class LogClock:
 def describe_zone(stats, server_tz=None) -> str:
     """What the times of a log were read in, for reports and frames."""
     offsets = sorted(set(stats.utc_offsets))
+    if not stats.entries:
+        return "no time read (no entry)"
     if offsets:
         return "UTC" + "/".join(format_offset(o) for o in offsets) + " (from SET timestamp)"
     if server_tz:
