@@ -485,3 +485,21 @@ def test_state_watermark_is_the_servers_clock_not_a_clients():
     assert files["last_event"].max().year == 2038
     got = pd.Timestamp(_newest(pd.DataFrame(), files, None), unit="us", tz="UTC")
     assert got == files["clock_last"].max() and got.year == 2026
+
+
+def test_commit_deficit_runs_are_cut_where_commits_went_through():
+    """Whole seconds: a rotation (1.5 s) then FLUSH TABLES WITH READ LOCK that
+    waited for it (3 s): 40/s, then 11, 3, 0, 0, 17 commits: two stalls."""
+    from binlogkit.analysis.commitgaps import CommitTimes, commit_gaps
+    t0 = 1_700_000_000
+    per_second = [40] * 12 + [11, 3, 0, 0, 17] + [40] * 12
+    c = CommitTimes("b.000001")
+    c.seconds = [t0 + s for s, n in enumerate(per_second) for _ in range(n)]
+    gaps = commit_gaps([c], rotations=[t0 + 12])
+    assert [(g.start.timestamp() - t0, g.end.timestamp() - t0) for g in gaps.itertuples()] == \
+        [(12.0, 14.0), (13.0, 17.0)]
+    assert list(gaps["trickle"]) == [3, 0]
+    # one stall: commits in its first second only, then none until it ends
+    c.seconds = [t0 + s for s, n in enumerate([40] * 12 + [11, 0, 0, 0, 17] + [40] * 12)
+                 for _ in range(n)]
+    assert len(commit_gaps([c])) == 1

@@ -62,22 +62,38 @@ def test_server_zone_derived_without_server_tz(logged):
 
 def test_binlog_only_evidence(filtered):
     """log_slow_filter=full_join: the slow log holds no statement.  The binlogs'
-    commit gaps still show the stalls; no stall is blamed on a rotation that
-    did not happen then, and every lock episode (>= 2.5 s) is inside a stall.
-    Stalls that follow one another without a commit between (a rotation, then
-    FLUSH TABLES WITH READ LOCK that waited for it) are one gap in whole-second
-    data: the scores say how much that costs."""
+    commit gaps (whole seconds) still show the stalls, back-to-back ones (a
+    rotation, then FLUSH TABLES WITH READ LOCK that waited for it) told apart;
+    no stall is blamed on a rotation that did not happen then.  The last
+    rotation, in the workload's last (partial) second, cannot be seen."""
     doc, truth = filtered
     got = score(doc, truth)
     assert all(s["evidence"] == "binlog" and s["time_res_s"] == 1.0 for s in doc["stalls"])
-    assert got["binlog_rotation"]["precision"] == 1.0 and got["misblamed"] == []
-    assert got["binlog_rotation"]["found"] >= 2
-    assert got["lock"]["precision"] == 1.0 and got["lock"]["found"] >= 1
-    assert got["commit_sync"]["recall"] == 1.0
-    for e in truth["episodes"]:
-        a, b = e["start"], e["end"]
-        assert any(s["start"] <= b and a <= s["end"] for s in doc["stalls"]), e["kind"]
+    assert got["misblamed"] == []
+    assert got["binlog_rotation"]["precision"] == 1.0 and got["binlog_rotation"]["found"] >= 3
+    assert got["lock"] == {"truth": 3, "found": 3, "reported": 3, "correct": 3, "recall": 1.0,
+                           "precision": 1.0}
+    assert got["commit_sync"]["recall"] == 1.0 and got["commit_sync"]["precision"] == 1.0
     assert any("has no statement" in n for n in doc["notes"])
+
+
+@pytest.mark.parametrize("run", ["logged", "lab"])
+def test_binlog_only_on_the_other_runs(run, tmp_path):
+    """The same runs with an empty slow log (its header only): the binlogs alone."""
+    empty = tmp_path / "slow.log"
+    empty.write_bytes(b"/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-log (Debian). started "
+                      b"with:\nTcp port: 0  Unix socket: /tmp/x.sock\n"
+                      b"Time\t\t    Id Command\tArgument\n")
+    run_dir = RUNS / run if run != "lab" else ROOT / "fixtures" / "lab"
+    rep = build_report(sorted(str(p) for p in run_dir.glob("mariadb-bin.0*")), [str(empty)])
+    got = score(rep.doc, json.loads((run_dir / "truth.json").read_text()))
+    assert got["misblamed"] == [] and got["binlog_rotation"]["precision"] == 1.0
+    if run == "lab":
+        assert got["binlog_rotation"]["recall"] == 1.0
+    else:
+        assert got["binlog_rotation"]["found"] >= 3
+        assert got["lock"]["recall"] == 1.0 and got["lock"]["precision"] == 1.0
+        assert got["commit_sync"]["recall"] == 1.0
 
 
 def test_first_lab_run_scores(tmp_path):

@@ -15,7 +15,10 @@ times, whether or not the slow log caught the statements that waited.
   missing).  ``trickle`` is the fewest commits in one of those seconds: 0
   when commits stopped for a whole second (a lock: FLUSH TABLES WITH READ
   LOCK, LOCK TABLES; any stall of 2 s or more covers a whole second), more
-  when they only slowed down (every commit slow).
+  when they only slowed down (every commit slow).  A run is cut where commits
+  went through for a moment (stalls back to back: a rotation, then FLUSH
+  TABLES WITH READ LOCK that waited for it), see :func:`_split`; a run that
+  begins at a rotation needs only half of ``min_gap_s``.
 
 A gap counts when the commit rate around it (``CONTEXT_S`` before and after,
 the gap excluded) would have put at least ``MIN_EXPECTED`` commits in it (a
@@ -64,19 +67,21 @@ def _instants(commit_times):
 
 
 def commit_gaps(commit_times, min_gap_s=1.0, context_s=CONTEXT_S,
-                min_expected=MIN_EXPECTED) -> pd.DataFrame:
+                min_expected=MIN_EXPECTED, rotations=()) -> pd.DataFrame:
     """Commit-free stretches of at least ``min_gap_s`` where commits were due.
 
     ``start``/``end``: the last commit before and the first after (µs data),
     or the first and last empty second (+1) for whole seconds; ``file`` and
-    ``next_file``: the binlogs holding those commits."""
+    ``next_file``: the binlogs holding those commits.  ``rotations``: epoch
+    seconds of ROTATE events; a whole-second run is cut at one that falls
+    inside it (a rotation is a commit, so commits flowed at that moment)."""
     t, owner, res = _instants(commit_times)
     rows = []
     if len(t) < 2:
         return _frame(rows)
     if res:
         return _frame(_second_gaps(t // 1_000_000, owner, commit_times, min_gap_s, context_s,
-                                   min_expected))
+                                   min_expected, frozenset(int(r) for r in rotations)))
     ctx = int(context_s * 1e6)
     for k in np.nonzero(np.diff(t) > 0)[0]:
         a, b = int(t[k]), int(t[k + 1])
@@ -100,8 +105,8 @@ def commit_gaps(commit_times, min_gap_s=1.0, context_s=CONTEXT_S,
     return _frame(rows)
 
 
-def _second_gaps(secs, owner, commit_times, min_gap_s, context_s, min_expected):
-    """Runs of seconds with at most DEFICIT of the local commit rate (module doc)."""
+def _second_gaps(secs, owner, commit_times, min_gap_s, context_s, min_expected, rotations):
+    """Runs of seconds short of commits (module doc), split at blips."""
     first, last = int(secs[0]), int(secs[-1])
     counts = np.bincount(secs - first, minlength=last - first + 1).astype(float)
     ctx = max(int(context_s), 1)
@@ -120,19 +125,42 @@ def _second_gaps(secs, owner, commit_times, min_gap_s, context_s, min_expected):
         j = i
         while j + 1 < len(counts) - 1 and low[j + 1]:
             j += 1
-        rows += _second_gap(i, j, counts, rate, first, secs, owner, commit_times, ctx,
-                            min_gap_s, min_expected)
+        around = np.concatenate([counts[max(1, i - ctx):i], counts[j + 1:j + 1 + ctx]])
+        r = _usual(around)
+        if r > 0:
+            short = np.clip(1.0 - counts / r, 0.0, 1.0)
+            at_rotation = [x - first for x in rotations]
+            for a, b, halves in _split(i, j, counts, at_rotation):
+                # a run that begins with a rotation has that evidence too: half the length
+                need = min_gap_s / 2 if a in at_rotation or a - 1 in at_rotation else min_gap_s
+                rows += _second_gap(a, b, halves, counts, short, r, first, secs, owner,
+                                    commit_times, ctx, need, min_expected)
         i = j + 1
     return rows
 
 
-def _second_gap(i, j, counts, rate, first, secs, owner, commit_times, ctx, min_gap_s,
-                min_expected):
-    around = np.concatenate([counts[max(1, i - ctx):i], counts[j + 1:j + 1 + ctx]])
-    r = _usual(around)
-    if r <= 0:
-        return []
-    missing = float(np.sum(np.clip(1.0 - counts[i:j + 1] / r, 0.0, 1.0)))
+def _split(i, j, counts, rotations):
+    """[(a, b, (half first?, half last?))]: the run i..j cut where commits went
+    through for a moment, i.e. two stalls back to back (a rotation, then FLUSH
+    TABLES WITH READ LOCK that waited for it; a lock released just before a
+    rotation): at a second after the first with commits and none in the next
+    (one stall has commits in its first second, those before it began, and
+    none until its last), and at a rotation's second (a rotation is a commit).
+    The cut second is shared, half each."""
+    cuts = sorted({k for k in range(i + 1, j) if counts[k] > 0 and not counts[k + 1]}
+                  | {k for k in rotations if i < k <= j})
+    out, a = [], i
+    for k in cuts:
+        out.append((a, k, (a != i, True)))
+        a = k
+    out.append((a, j, (a != i, False)))
+    return out
+
+
+def _second_gap(i, j, halves, counts, short, r, first, secs, owner, commit_times, ctx,
+                min_gap_s, min_expected):
+    missing = float(np.sum(short[i:j + 1]))
+    missing -= 0.5 * short[i] * halves[0] + 0.5 * short[j] * halves[1]
     if missing < min_gap_s or r * missing < min_expected:
         return []
     a, b = first + i, first + j + 1                  # seconds [a, b)

@@ -123,7 +123,10 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
         covered = _covered(files)
         _check_overlap(covered, statements, server_tz, notes)
     restarts = find_restarts(files) if files is not None else None
-    gaps = commit_gaps(commits, min_gap_s=MIN_GAP_S) if commits else None
+    gaps = None
+    if commits:
+        rot_s = [int(a.timestamp()) for a in rotations["at"].dropna()] if len(rotations) else []
+        gaps = commit_gaps(commits, min_gap_s=MIN_GAP_S, rotations=rot_s)
     stalls = find_stalls(statements, rotations, restarts, covered,
                          min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S, gaps=gaps)
     lo = _max(since_us, watermark)
