@@ -5,9 +5,11 @@ pandas and pyarrow are imported inside the command, so registering it costs
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import warnings
 
 import click
 
@@ -70,8 +72,9 @@ def export_cmd(files, what, fmt, output, jobs, query, server_tz, chunk_size, pro
         _check_zone(server_tz)
     target = sys.stdout.buffer if output == "-" else output
     try:
-        result = export(files, target, what=what, fmt=fmt, jobs=jobs, query=query,
-                        chunk_size=chunk_size, progress=progress, server_tz=server_tz)
+        with _zone_warnings_to_stderr():
+            result = export(files, target, what=what, fmt=fmt, jobs=jobs, query=query,
+                            chunk_size=chunk_size, progress=progress, server_tz=server_tz)
     except BrokenPipeError:
         _silence_stdout()
         sys.exit(0)
@@ -83,6 +86,22 @@ def export_cmd(files, what, fmt, output, jobs, query, server_tz, chunk_size, pro
         sys.exit(1)
     if stats:
         click.echo(json.dumps(result.as_dict()), err=True)
+
+
+@contextlib.contextmanager
+def _zone_warnings_to_stderr():
+    """Slow-log zone assumptions as one ``warning:`` line each (not Python's format)."""
+    from binlogkit.slowlog.clock import ZoneWarning
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always", ZoneWarning)
+        try:
+            yield
+        finally:
+            for w in got:
+                if issubclass(w.category, ZoneWarning):
+                    click.echo(f"binlogkit export: warning: {w.message}", err=True)
+                else:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def _silence_stdout():

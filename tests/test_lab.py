@@ -128,3 +128,26 @@ def test_shim_source_builds_without_warnings(tmp_path):
     r = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-o",
                         str(tmp_path / "s.so"), str(src), "-ldl"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stderr == ""
+
+
+@pytest.mark.server
+@needs_lab
+def test_lab_lock_confounders_are_not_rotations(tmp_path):
+    """Live, short (~20 s): FLUSH TABLES WITH READ LOCK and LOCK TABLES held 3 s
+    on a server in another zone (America/Sao_Paulo), with no slow sync at all:
+    each is a stall of cause lock, none is blamed on a rotation, and the report
+    needs no --server-tz."""
+    from binlogkit.lab.score import score
+    cfg = LabConfig(max_binlog_size=1 << 20, seconds_per_mb=0.0, long_query_time=0.0,
+                    duration_s=12.0, fill_s=30.0, row_bytes=300, noise_every_s=0.0, seed=41,
+                    time_zone="America/Sao_Paulo",
+                    episodes=(("ftwrl", 2.0, 3.0), ("lock_tables", 7.5, 3.0)))
+    run = run_lab(cfg, tmp_path / "lab")
+    assert [e["kind"] for e in run.episodes] == ["ftwrl", "lock_tables"]
+    res = CliRunner().invoke(main, ["report", "--binlog", *map(str, run.binlogs), "--slowlog",
+                                    str(run.slowlog), "--format", "json"], catch_exceptions=False)
+    doc = json.loads(res.output)
+    got = score(doc, json.loads(run.truth_path.read_text()))
+    assert got["lock"]["recall"] == 1.0 and got["lock"]["precision"] == 1.0, got
+    assert not any(s["cause"] == "binlog_rotation" for s in doc["stalls"])
+    assert doc["inputs"]["server_zone"] == "UTC-03:00 (from SET timestamp)"

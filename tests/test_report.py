@@ -86,7 +86,7 @@ def test_json_schema():
     for s in doc["stalls"]:
         assert iso.match(s["start"]) and iso.match(s["end"]) and iso.match(s["rotation"]["at"])
         assert isinstance(s["duration_s"], float) and isinstance(s["queries"], int)
-        assert s["cause"] in ("binlog_rotation", "unexplained")
+        assert s["cause"] in ("binlog_rotation", "lock", "commit_sync", "unknown")
     sizes = {Path(p).name: Path(p).stat().st_size for p in BINLOGS}
     assert [r["from_file"] for r in doc["rotations"]] == [Path(p).name for p in BINLOGS[:-1]]
     for r in doc["rotations"]:
@@ -246,10 +246,31 @@ def test_not_a_binlog():
     assert "not-a-binlog.txt" in line and "offset 0" in line and "not a binary log" in line
 
 
-def test_truncated_binlog(tmp_path):
+def test_truncated_last_binlog_is_read_to_its_last_complete_event(tmp_path):
+    """The live file (or one copied while being written) ends inside an event:
+    the report uses it up to there, says so, and still finds the stalls."""
+    for p in BINLOGS[:-1]:
+        shutil.copy(p, tmp_path)
+    last = Path(BINLOGS[-1])
+    cut_at = last.stat().st_size * 2 // 3 + 7
+    (tmp_path / last.name).write_bytes(last.read_bytes()[:cut_at])
+    given = sorted(str(p) for p in tmp_path.glob("mariadb-bin.0*"))
+    code, doc = report_json(binlogs=given)
+    _, full = report_json()
+    assert code == 3
+    notes = [n for n in doc["notes"] if last.name in n and "last complete event" in n]
+    assert len(notes) == 1 and "byte" in notes[0]
+    keep = [s for s in full["stalls"] if s["end"] < doc["inputs"]["binlog_span"][1]]
+    assert [s for s in doc["stalls"] if s["cause"] == "binlog_rotation"] == \
+        [s for s in keep if s["cause"] == "binlog_rotation"]
+
+
+def test_truncated_binlog_before_the_last_is_an_error(tmp_path):
     cut = tmp_path / "mariadb-bin.000001"
     cut.write_bytes(Path(BINLOGS[0]).read_bytes()[:5000])
-    line = _one_error_line(*run("--binlog", str(cut), "--slowlog", SLOW))
+    shutil.copy(BINLOGS[1], tmp_path)
+    line = _one_error_line(*run("--binlog", str(cut), str(tmp_path / Path(BINLOGS[1]).name),
+                                "--slowlog", SLOW))
     assert str(cut) in line and "offset" in line
 
 
@@ -289,8 +310,51 @@ def test_slowlog_from_another_day(tmp_path):
     assert f"the binlogs ({day_before}" in line
 
 
-def test_wrong_zone_is_suggested():
-    line = _one_error_line(*run("--binlog", *BINLOGS, "--slowlog", SLOW,
+def test_wrong_server_tz_is_overridden_by_set_timestamp():
+    """SET timestamp (an epoch) against # Time gives the server's real offset:
+    a wrong --server-tz does not break the analysis, a note says so."""
+    code, doc = report_json("--server-tz", "Asia/Tokyo")
+    _, right = report_json()
+    assert code == 3 and doc["stalls"] == right["stalls"]
+    assert any("--server-tz Asia/Tokyo disagrees" in n for n in doc["notes"])
+    assert doc["inputs"]["server_zone"] == "UTC+00:00 (from SET timestamp)"
+
+
+def _zone_shifted_log(dest, hours_minutes, keep_stamps=True):
+    """The lab slow log as a server east of UTC by hours_minutes would write it:
+    zone-less # Time lines moved to that wall clock (SET timestamp stays an epoch)."""
+    import datetime
+    shift = datetime.timedelta(hours=hours_minutes[0], minutes=hours_minutes[1])
+    out = []
+    for line in gzip.decompress(Path(SLOW).read_bytes()).split(b"\n"):
+        if line.startswith(b"# Time: "):
+            wall = datetime.datetime.strptime(line[8:].decode().strip(), "%y%m%d %H:%M:%S")
+            t = wall + shift
+            line = f"# Time: {t:%y%m%d} {t.hour:2d}:{t:%M:%S}".encode()
+        elif line.startswith(b"SET timestamp=") and not keep_stamps:
+            continue
+        out.append(line)
+    dest.write_bytes(b"\n".join(out))
+    return str(dest)
+
+
+def test_server_in_another_zone_without_server_tz(tmp_path):
+    """A server in Asia/Kolkata (+05:30) analysed here (UTC) with no --server-tz:
+    the offset comes from the log; stalls are those of the UTC original."""
+    kolkata = _zone_shifted_log(tmp_path / "slow.log", (5, 30))
+    code, out = run("--binlog", *BINLOGS, "--slowlog", kolkata, "--format", "json")
+    doc = json.loads(out)
+    _, right = report_json()
+    assert code == 3 and doc["stalls"] == right["stalls"]
+    assert doc["inputs"]["server_zone"] == "UTC+05:30 (from SET timestamp)"
+    assert not any("zone" in n for n in doc["notes"])
+
+
+def test_wrong_zone_is_suggested_without_set_timestamp(tmp_path):
+    """Without SET timestamp lines the zone cannot be derived: a wrong --server-tz
+    makes the inputs not overlap, and the shift that would fix it is suggested."""
+    bare = _zone_shifted_log(tmp_path / "slow.log", (0, 0), keep_stamps=False)
+    line = _one_error_line(*run("--binlog", *BINLOGS, "--slowlog", bare,
                                 "--server-tz", "Asia/Tokyo"))
     assert "do not overlap" in line
     assert "Shifted by +9 h they would overlap" in line and "Asia/Tokyo" in line
@@ -313,7 +377,7 @@ def test_no_rotations_is_said(tmp_path):
     assert any("contain no rotation" in n for n in doc["notes"])
     assert any("stalls outside the binlogs' time cannot be matched" in n for n in doc["notes"])
     assert len(doc["stalls"]) == len(TRUTH["delays"])
-    assert all(s["cause"] == "unexplained" and s["rotation"] is None for s in doc["stalls"])
+    assert all(s["cause"] != "binlog_rotation" and s["rotation"] is None for s in doc["stalls"])
     assert code == 3                         # the stalls are still there
     assert all("binlogs given do not cover" in s["hint"] or "no binlog rotation near" in s["hint"]
                for s in doc["stalls"])

@@ -101,7 +101,9 @@ def test_cli_digest_json_and_since_until(tmp_path):
     p.write_bytes(OLD)
     r = _run("digest", str(p), "--format", "json", "--server-tz", "Europe/Berlin", "--limit", "0")
     assert r.exit_code == 0, r.output
-    d = json.loads(r.output)
+    d = json.loads(r.stdout)
+    # the third entry's SET timestamp shows the server at UTC+00:00 then: said on stderr
+    assert "--server-tz Europe/Berlin disagrees" in r.stderr
     assert d["global"]["count"] == 3 and len(d["classes"]) == 3
     c = d["classes"][0]
     assert len(c["id"]) == 32 and c["query_time"]["sum"] == 2.0
@@ -109,10 +111,10 @@ def test_cli_digest_json_and_since_until(tmp_path):
     # --since with an explicit zone is exact; zone-less is server-local
     r = _run("digest", str(p), "--format", "json", "--server-tz", "Europe/Berlin",
              "--since", "2007-10-15T19:43:53Z")
-    assert json.loads(r.output)["global"]["count"] == 1
+    assert json.loads(r.stdout)["global"]["count"] == 1
     r = _run("digest", str(p), "--format", "json", "--server-tz", "Europe/Berlin",
              "--until", "2007-10-15 21:43:52")
-    assert json.loads(r.output)["global"]["count"] == 2
+    assert json.loads(r.stdout)["global"]["count"] == 2
 
 
 def test_cli_text_csv_events_and_stdin(tmp_path):

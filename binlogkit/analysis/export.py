@@ -46,8 +46,10 @@ SLOWLOG_DTYPES = {
 
 def _slowlog_chunks(path, chunk_size, server_tz=None, server_version=None):
     from binlogkit.slowlog.fields import entry_row
-    from binlogkit.slowlog.parser import parse_slowlog
-    entries = parse_slowlog([path], zone=server_tz, server_version=server_version)
+    from binlogkit.slowlog.clock import warn_zone
+    from binlogkit.slowlog.parser import ParseStats, parse_slowlog
+    stats = ParseStats()
+    entries = parse_slowlog([path], zone=server_tz, server_version=server_version, stats=stats)
     for chunk in chunked(entries, chunk_size):
         rows = []
         for ev in chunk:
@@ -55,6 +57,7 @@ def _slowlog_chunks(path, chunk_size, server_tz=None, server_version=None):
             row["attrs"] = json.dumps(row["attrs"], sort_keys=True) if row["attrs"] else None
             rows.append(row)
         yield _slowlog_frame(rows)
+    warn_zone(stats, server_tz)    # times are UTC; say when the server's zone was assumed
 
 
 def _slowlog_frame(rows):

@@ -233,10 +233,13 @@ def transactions_frame(paths, *, progress=None, chunk_size=CHUNK_SIZE):
     return _collect(paths, "transactions", progress, chunk_size=chunk_size)
 
 
-def rotations_frame(paths):
-    """One row per binlog file: its size, time span and where it rotated to."""
+def rotations_frame(paths, commits=None):
+    """One row per binlog file: its size, time span and where it rotated to.
+
+    ``commits`` (a list) receives each file's commit instants, for
+    :func:`binlogkit.analysis.commitgaps.commit_gaps`."""
     from binlogkit.analysis.rotations import rotations_frame as frame
-    return frame(paths_list(paths))
+    return frame(paths_list(paths), commits=commits)
 
 
 def slowlog_frame(paths, *, server_tz=None, server_version=None):
@@ -249,7 +252,7 @@ def slowlog_frame(paths, *, server_tz=None, server_version=None):
     df = read_slowlog(paths, server_tz=server_tz, server_version=server_version)
     for col in ("start", "end"):
         df[col] = df[col].astype(UTC_NS)
-    return df
+    return df           # df.attrs["server_zone"]: the zone the times were read in
 
 
 def file_frame(path, what="events", **kw):

@@ -21,8 +21,9 @@ logs the statement (its end).  MariaDB writes the statement's *start*
 (``thd->start_time``, whole seconds): a 3 s INSERT blocked behind a binlog
 rotation is logged with the ``# Time`` and ``SET timestamp`` of the second it
 began.  So for MariaDB logs (a ``mariadbd``/``MariaDB`` header, or its
-``QC_hit`` attribute) start = ``# Time`` and end = start + ``Query_time``,
-computed here from the raw ``# Time``; other logs use the parser's instants.
+``QC_hit`` attribute) start = ``# Time`` and end = start + ``Query_time``; the
+parser does that, and reads zone-less times in the server offset that the
+entries' ``SET timestamp`` shows (:mod:`binlogkit.slowlog.clock`).
 
 ``find_pileups(statements)``: a pile-up is at least ``min_statements``
 statements with ``Query_time >= min_latency`` (not counting ``SLEEP()``
@@ -43,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from binlogkit.errors import SlowlogError
-from binlogkit.slowlog.timeparse import in_range, parse_time_value
+from binlogkit.slowlog.timeparse import in_range
 
 __all__ = ["statements_frame", "find_pileups", "describe", "statement_kind", "slow_statements",
            "STATEMENT_COLUMNS", "PILEUP_COLUMNS"]
@@ -85,29 +86,15 @@ def statement_kind(query: bytes) -> str:
 
 # -- the statements frame -------------------------------------------------------------
 
-def _is_mariadb(parser, entry) -> bool:
-    return parser.mariadb or b"QC_hit" in entry.attrs
+def _times(entry):
+    """(start_us, end_us, res_s) for one entry; None when the entry has no time.
 
-
-def _times(parser, entry, cache):
-    """(start_us, end_us, res_s) for one entry; None when the entry has no time."""
-    qt_us = round((entry.query_time or 0.0) * 1e6)
-    if _is_mariadb(parser, entry):
-        raw = entry.ts
-        if raw is not None:
-            got = cache.get(raw)
-            if got is None:
-                got = cache[raw] = (parse_time_value(raw, parser.zone), 0.0 if b"." in raw else 1.0)
-            start, res = got
-        else:                                    # no "# Time" yet: SET timestamp = start
-            stamp = entry.attrs.get(b"timestamp")
-            start, res = (int(stamp) * 1_000_000, 1.0) if stamp and stamp.isdigit() else (None, 0)
-        if start is None:
-            return None
-        return _in_range(start, start + qt_us, res)
+    The parser gives one time base (binlogkit.slowlog.clock): zone-less times
+    in the offset SET timestamp shows, MariaDB's ``# Time`` read as the start."""
     if entry.end_us is None:
         return None
     res = 0.0 if (entry.ts is not None and b"." in entry.ts) else 1.0
+    qt_us = round((entry.query_time or 0.0) * 1e6)
     start = entry.start_us if entry.start_us is not None else entry.end_us - qt_us
     return _in_range(start, entry.end_us, res)
 
@@ -135,9 +122,8 @@ def statements_frame(paths, zone=None, min_end_us=None, stats=None,
     cols = _Columns()
     for path in paths:
         parser = SlowlogParser(path, zone=zone)
-        cache = {}
         for entry in parser:
-            t = _times(parser, entry, cache)
+            t = _times(entry)
             if t is None or (min_end_us is not None and t[1] < min_end_us):
                 continue
             cols.add(entry, t, query_from_s)

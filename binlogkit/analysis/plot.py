@@ -25,7 +25,8 @@ __all__ = ["plot_timeline", "timeline_figure", "png_bytes", "KIND_COLORS"]
 
 KIND_COLORS = {"write": "#c0392b", "commit": "#8e44ad", "read": "#2471a3", "other": "#7f8c8d"}
 KIND_LABELS = {"write": "writes", "commit": "COMMIT", "read": "reads", "other": "other"}
-CAUSE_COLORS = {"binlog_rotation": "#f39c12", "unexplained": "#95a5a6"}
+CAUSE_COLORS = {"binlog_rotation": "#f39c12", "lock": "#8e44ad", "commit_sync": "#2980b9",
+                "unknown": "#95a5a6"}
 MIN_Y = 1e-5
 
 
@@ -106,11 +107,11 @@ def plot_timeline(ax, statements: pd.DataFrame, rotations: pd.DataFrame | None =
 def _draw_stalls(ax, stalls):
     if stalls is None or not len(stalls):
         return
-    causes = stalls["cause"] if "cause" in stalls else pd.Series("unexplained", index=stalls.index)
+    causes = stalls["cause"] if "cause" in stalls else pd.Series("unknown", index=stalls.index)
     seen = set()
     for a, b, cause, dur in zip(_naive(stalls["start"]), _naive(stalls["end"]), causes,
                                 stalls.get("duration_s", pd.Series(np.nan, index=stalls.index))):
-        color = CAUSE_COLORS.get(cause, CAUSE_COLORS["unexplained"])
+        color = CAUSE_COLORS.get(cause, CAUSE_COLORS["unknown"])
         label = None if cause in seen else f"stall: {cause.replace('_', ' ')}"
         seen.add(cause)
         ax.axvspan(a, b, color=color, alpha=0.3, lw=0, label=label, zorder=1)

@@ -23,13 +23,22 @@ first_commit,       MySQL 8: first/last GTID immediate_commit_timestamp (µs);
 last_commit         NaT for MariaDB and older MySQL
 max_commit_gap_s    MySQL 8: largest gap between consecutive commit timestamps
 max_commit_group    MySQL 5.7+: most transactions sharing one last_committed
+clock_first,        the file's span on the server's clock: header times a
+clock_last,         client set (``SET TIMESTAMP``) left out, see
+clock_outliers      :mod:`binlogkit.analysis.fileclock`; events outside it
+truncated_at        the last file of a sequence cut inside an event (being
+                    written, or copied while it was): the offset where the
+                    cut event starts; the file is read up to there
 ==================  ==========================================================
+
+``rotated_at`` is the ROTATE event's header time, or the file's ``clock_last``
+when that time is a client's (outside the file's clock span).
 
 ``rotations_frame(paths)`` gives that table for several files (in binlog
 order), and ``rotations_table(files)`` one row per rotation: ``from_file``,
-``to_file``, ``at``, ``size_bytes``, ``lifetime_s``, ``next_given`` (the next
-file is among the inputs), ``next_opened_at`` (its format description's
-header time), ``missing_before`` (files of the sequence absent
+``to_file``, ``at``, ``size_bytes``, ``opened_at`` (``clock_first``),
+``lifetime_s`` (never negative), ``next_given`` (the next file is among the
+inputs), ``next_opened_at`` (its ``clock_first``), ``missing_before`` (files of the sequence absent
 between this file and the previous one given: purged, or not supplied),
 ``restart_after`` (the next file was created at a server start), and with
 MySQL 8 ``commit_gap_s`` (first commit of the next file minus last commit of
@@ -49,14 +58,17 @@ import pandas as pd
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, BinlogkitError
+from binlogkit.analysis.commitgaps import CommitTimes
+from binlogkit.analysis.fileclock import SLACK_S, FileTimes, clock_spans
+from binlogkit.errors import BinlogError, BinlogkitError, TruncatedEventError
 
 __all__ = ["scan_binlog", "rotations_frame", "rotations_table", "binlog_sort_key",
            "restarts", "FILE_COLUMNS", "ROTATION_COLUMNS"]
 
 FILE_COLUMNS = ["file", "path", "size_bytes", "first_event", "last_event", "events",
                 "server_version", "created", "in_use", "rotate_to", "rotated_at", "stopped",
-                "first_commit", "last_commit", "max_commit_gap_s", "max_commit_group"]
+                "first_commit", "last_commit", "max_commit_gap_s", "max_commit_group",
+                "clock_first", "clock_last", "clock_outliers", "truncated_at"]
 ROTATION_COLUMNS = ["from_file", "to_file", "at", "size_bytes", "opened_at", "lifetime_s",
                     "next_given", "next_opened_at", "missing_before", "restart_after",
                     "commit_gap_s", "inferred"]
@@ -120,61 +132,158 @@ def _gtid_body(raw, fde):
     return None if type(body).__name__ == "UnknownBody" else body
 
 
-def scan_binlog(path) -> dict:
-    """One row of the per-file table (see the module doc) for binlog ``path``."""
+def scan_binlog(path, partial_ok=False, times=None, commits=None) -> dict:
+    """One row of the per-file table (see the module doc) for binlog ``path``.
+
+    ``partial_ok``: a file cut short inside an event (being written, or copied
+    while it was) is read up to its last complete event and ``truncated_at``
+    says where; otherwise that is a BinlogError.  ``times`` (a FileTimes) and
+    ``commits`` (a CommitTimes) collect event times and commit instants when given."""
     row = {"file": os.path.basename(str(path)), "path": str(path), "events": 0,
-           "rotate_to": None, "rotated_at": pd.NaT, "stopped": False}
+           "rotate_to": None, "rotated_at": pd.NaT, "stopped": False, "truncated_at": pd.NA}
     try:
         row["size_bytes"] = os.path.getsize(path)
     except OSError as exc:
         raise BinlogError(f"cannot read: {exc.strerror}", path=str(path), offset=0) from None
-    first = last = None
+    state = {"fde": False, "rotate_when": None}
     clock = _CommitClock()
-    fde_seen = False
+    times = FileTimes() if times is None else times
     with BinlogReader(path) as reader:
         reader.read_magic()
-        for raw in reader.events():
-            row["events"] += 1
-            when = raw.when
-            first = when if first is None else first
-            last = when if last is None or when > last else last
-            code = raw.type_code
-            if code == L.FORMAT_DESCRIPTION_EVENT and not fde_seen:
-                fde_seen = True
-                row["server_version"] = reader.fde.server_version.decode("ascii", "replace")
-                row["created"] = _ts(reader.fde.created or None)
-                row["in_use"] = bool(reader.fde.flags & L.LOG_EVENT_BINLOG_IN_USE_F)
-            elif code == L.ROTATE_EVENT and row["events"] > 1:
-                body = decode_event(raw, reader.fde)
-                row["rotate_to"] = bytes(body.new_log_ident).decode("utf-8", "replace")
-                row["rotated_at"] = _ts(when)
-            elif code == L.STOP_EVENT:
-                row["stopped"] = True
-            elif code in _GTID_CODES:
-                body = _gtid_body(raw, reader.fde)
-                if body is not None:
-                    clock.add(body)
-    if not fde_seen:
+        try:
+            first, last = _scan_events(reader, row, state, clock, times, commits)
+        except _Truncated as cut:
+            exc, first, last = cut.args
+            if not partial_ok or not state["fde"]:
+                raise exc from None
+            row["truncated_at"] = exc.offset
+    if not state["fde"]:
         raise BinlogError("no format description event: not a v4 binary log", path=str(path),
                           offset=4)
     row.update(first_event=_ts(first), last_event=_ts(last),
                first_commit=_us_ts(clock.first), last_commit=_us_ts(clock.last),
                max_commit_gap_s=clock.max_gap if clock.first else float("nan"),
-               max_commit_group=clock.max_group or pd.NA)
+               max_commit_group=clock.max_group or pd.NA, rotate_when=state["rotate_when"])
     return row
 
 
-def rotations_frame(paths) -> pd.DataFrame:
-    """One row per binlog file, in binlog order (columns in the module doc)."""
+class _Truncated(Exception):
+    """(TruncatedEventError, first time, last time) of a file cut inside an event."""
+
+
+_RARE = frozenset({L.FORMAT_DESCRIPTION_EVENT, L.QUERY_EVENT, L.ROTATE_EVENT, L.STOP_EVENT}
+                  | _GTID_CODES)
+
+
+def _scan_events(reader, row, state, clock, times, commits):
+    """The header pass (one tight loop; rare events in _scan_event); returns the
+    first event's time and the latest one."""
+    n = 0
+    prev = run_start = None
+    first = last = None
+    xids = commits.seconds if commits is not None else None
+    xid, rare = L.XID_EVENT, _RARE
+    try:
+        for raw in reader.events():
+            when = raw.when
+            if when != prev:
+                if prev is not None:
+                    times.add_run(prev, n - run_start, run_start, n - 1)
+                    if last is None or prev > last:
+                        last = prev
+                else:
+                    first = when
+                prev, run_start = when, n
+            code = raw.type_code
+            if code == xid:
+                if xids is not None:
+                    xids.append(when)
+            elif code in rare:
+                _scan_event(raw, reader, row, state, clock, times, commits, n)
+            n += 1
+    except TruncatedEventError as exc:
+        _close_run(times, prev, run_start, n, row)
+        raise _Truncated(exc, first, prev if last is None or prev > last else last) from None
+    _close_run(times, prev, run_start, n, row)
+    return first, (prev if last is None or (prev is not None and prev > last) else last)
+
+
+def _close_run(times, prev, run_start, n, row):
+    if prev is not None:
+        times.add_run(prev, n - run_start, run_start, n - 1)
+    times.n = n
+    row["events"] = n
+
+
+def _scan_event(raw, reader, row, state, clock, times, commits, index):
+    when = raw.when
+    code = raw.type_code
+    if code == L.FORMAT_DESCRIPTION_EVENT and not state["fde"]:
+        state["fde"] = True
+        row["server_version"] = reader.fde.server_version.decode("ascii", "replace")
+        row["created"] = _ts(reader.fde.created or None)
+        row["in_use"] = bool(reader.fde.flags & L.LOG_EVENT_BINLOG_IN_USE_F)
+        times.add_trusted(reader.fde.created, index)
+    elif code == L.QUERY_EVENT and len(raw.data) >= 27:
+        times.add_query(when, int.from_bytes(raw.data[23:27], "little"), index)
+    elif code == L.ROTATE_EVENT and index > 0:
+        body = decode_event(raw, reader.fde)
+        row["rotate_to"] = bytes(body.new_log_ident).decode("utf-8", "replace")
+        row["rotated_at"] = _ts(when)
+        state["rotate_when"] = when
+    elif code == L.STOP_EVENT:
+        row["stopped"] = True
+        times.add_trusted(when, index)
+    elif code in _GTID_CODES:
+        body = _gtid_body(raw, reader.fde)
+        if body is not None:
+            clock.add(body)
+            if commits is not None and getattr(body, "immediate_commit_timestamp", None):
+                commits.micros.append(int(body.immediate_commit_timestamp))
+
+
+def rotations_frame(paths, commits=None) -> pd.DataFrame:
+    """One row per binlog file, in binlog order (columns in the module doc).
+
+    The last file of each sequence may be cut short (the live file): it is
+    read to its last complete event (``truncated_at``).  ``commits``: a list,
+    filled with each file's CommitTimes (see :mod:`binlogkit.analysis.commitgaps`)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    rows = [scan_binlog(p) for p in sorted(paths, key=lambda p: binlog_sort_key(str(p)))]
+    paths = sorted(paths, key=lambda p: binlog_sort_key(str(p)))
+    groups = [binlog_sort_key(str(p))[0] for p in paths]
+    rows, times = [], []
+    for i, p in enumerate(paths):
+        t = FileTimes()
+        last_of_group = i + 1 == len(paths) or groups[i + 1] != groups[i]
+        got = None
+        if commits is not None:
+            got = CommitTimes(os.path.basename(str(p)))
+            commits.append(got)
+        rows.append(scan_binlog(p, partial_ok=last_of_group, times=t, commits=got))
+        times.append(t)
+    _clock_columns(rows, clock_spans(times, groups))
     df = pd.DataFrame(rows, columns=FILE_COLUMNS)
     for col in ("first_event", "last_event", "created", "rotated_at", "first_commit",
-                "last_commit"):
+                "last_commit", "clock_first", "clock_last"):
         df[col] = pd.to_datetime(df[col], utc=True)
-    df["max_commit_group"] = df["max_commit_group"].astype("Int64")
+    for col in ("max_commit_group", "truncated_at", "clock_outliers"):
+        df[col] = df[col].astype("Int64")
     return df
+
+
+def _clock_columns(rows, spans):
+    """clock_first/last/outliers from the spans; rotated_at where the ROTATE
+    event's time is a client's (outside the file's clock span): the span's end."""
+    for row, span in zip(rows, spans):
+        when = row.pop("rotate_when")
+        if span is None:
+            row.update(clock_first=pd.NaT, clock_last=pd.NaT, clock_outliers=row["events"])
+            continue
+        lo, hi, outliers = span
+        row.update(clock_first=_ts(lo), clock_last=_ts(hi), clock_outliers=outliers)
+        if when is not None and not (lo - SLACK_S <= when <= hi + SLACK_S):
+            row["rotated_at"] = _ts(hi)
 
 
 def _missing_between(prev_name, name):
@@ -206,12 +315,13 @@ def rotations_table(files: pd.DataFrame) -> pd.DataFrame:
         gap = float("nan")
         if nxt is not None and pd.notna(f["last_commit"]) and pd.notna(nxt["first_commit"]):
             gap = (nxt["first_commit"] - f["last_commit"]).total_seconds()
+        opened = _opened(f)
         rows.append({
             "from_file": f["file"], "to_file": f["rotate_to"], "at": f["rotated_at"],
-            "size_bytes": int(f["size_bytes"]), "opened_at": f["first_event"],
-            "lifetime_s": (f["rotated_at"] - f["first_event"]).total_seconds(),
+            "size_bytes": int(f["size_bytes"]), "opened_at": opened,
+            "lifetime_s": _lifetime(opened, f["rotated_at"]),
             "next_given": nxt is not None,
-            "next_opened_at": nxt["first_event"] if nxt is not None else pd.NaT,
+            "next_opened_at": _opened(nxt) if nxt is not None else pd.NaT,
             "missing_before": missing,
             "restart_after": bool(nxt is not None and pd.notna(nxt["created"])),
             "commit_gap_s": gap, "inferred": False,
@@ -221,6 +331,18 @@ def rotations_table(files: pd.DataFrame) -> pd.DataFrame:
         df[col] = pd.to_datetime(df[col], utc=True)
     df["size_bytes"] = df["size_bytes"].astype("Int64")
     return df
+
+
+def _opened(f):
+    """When the file was opened, on the server's clock (its clock span's start)."""
+    got = f["clock_first"] if "clock_first" in f else pd.NaT
+    return got if pd.notna(got) else f["first_event"]
+
+
+def _lifetime(opened, at):
+    if pd.isna(opened) or pd.isna(at):
+        return float("nan")
+    return max((at - opened).total_seconds(), 0.0)
 
 
 def _predecessor(name):
@@ -233,7 +355,7 @@ def _predecessor(name):
 
 def _inferred(f, prev, files, by_name):
     """A rotation into file ``f`` whose predecessor was not given (or has no ROTATE)."""
-    if pd.notna(f["created"]) or pd.isna(f["first_event"]):
+    if pd.notna(f["created"]) or pd.isna(_opened(f)):
         return None
     before = _predecessor(f["file"])
     if before is None:
@@ -241,9 +363,9 @@ def _inferred(f, prev, files, by_name):
     i = by_name.get(before)
     if i is not None and isinstance(files.iloc[i]["rotate_to"], str):
         return None
-    return {"from_file": before, "to_file": f["file"], "at": f["first_event"],
+    return {"from_file": before, "to_file": f["file"], "at": _opened(f),
             "size_bytes": pd.NA, "opened_at": pd.NaT, "lifetime_s": float("nan"),
-            "next_given": True, "next_opened_at": f["first_event"], "missing_before": [],
+            "next_given": True, "next_opened_at": _opened(f), "missing_before": [],
             "restart_after": False,
             "commit_gap_s": float("nan"), "inferred": True}
 

@@ -46,6 +46,19 @@ def entries_frame(entries):
 
 
 def read_slowlog(path, server_tz=None, server_version=None):
-    """Parse one log (or a list of logs) into a DataFrame; see the module doc."""
-    from binlogkit.slowlog.parser import parse_slowlog
-    return entries_frame(parse_slowlog(path, zone=server_tz, server_version=server_version))
+    """Parse one log (or a list of logs) into a DataFrame; see the module doc.
+
+    Times are UTC; zone-less ones are read in the server offset the entries'
+    ``SET timestamp`` shows (``server_tz``, then this machine's zone, only where
+    none does, with a ZoneWarning).  ``df.attrs["server_zone"]`` says which
+    (e.g. ``UTC-05:00 (from SET timestamp)``), ``df.attrs["utc_offsets"]`` lists
+    the derived offsets in seconds (two across a DST change)."""
+    from binlogkit.slowlog.clock import describe_zone, warn_zone
+    from binlogkit.slowlog.parser import ParseStats, parse_slowlog
+    stats = ParseStats()
+    df = entries_frame(parse_slowlog(path, zone=server_tz, server_version=server_version,
+                                     stats=stats))
+    df.attrs["server_zone"] = describe_zone(stats, server_tz)
+    df.attrs["utc_offsets"] = sorted(set(stats.utc_offsets))
+    warn_zone(stats, server_tz)
+    return df

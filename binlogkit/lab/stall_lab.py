@@ -67,7 +67,7 @@ from pathlib import Path
 from binlogkit.lab.server import MariaDBServer, find_binary, server_available
 
 __all__ = ["LabConfig", "LabRun", "run_lab", "build_shim", "lab_available", "read_shim_log",
-           "SHIM_SOURCE"]
+           "SHIM_SOURCE", "EPISODES", "rotation_delays"]
 
 SHIM_SOURCE = Path(__file__).with_name("slowsync.c")
 BINLOG_BASENAME = "mariadb-bin"
@@ -96,6 +96,10 @@ class LabConfig:
     min_delay_bytes: int = 64 << 10
     seed: int = 1
     time_zone: str = "UTC"          # TZ of the server: the slow log's zone-less times
+    # confounders: (kind, at_s, hold_s) with kind in EPISODES; each is recorded in
+    # truth.json "episodes" with the instants it held commits and its cause
+    episodes: tuple = ()
+    log_slow_filter: str = ""       # "" keeps the server's default (leaves most waits out)
 
 
 @dataclass
@@ -108,6 +112,7 @@ class LabRun:
     syncs: list = field(default_factory=list)
     server_version: str = ""
     statements: dict = field(default_factory=dict)
+    episodes: list = field(default_factory=list)    # confounders as run (see EPISODES)
 
 
 def lab_available() -> bool:
@@ -242,6 +247,69 @@ class _Workload:
             raise LabError("workload client failed: " + self.errors[0])
 
 
+# -- confounders: stalls that are not rotations --------------------------------------
+
+# kind -> (cause the report should give, statements that take and release the hold)
+EPISODES = {
+    "ftwrl": ("lock", "FLUSH TABLES WITH READ LOCK", "UNLOCK TABLES"),
+    "lock_tables": ("lock", "LOCK TABLES t WRITE", "UNLOCK TABLES"),
+    # a long transaction holding the row locks the writers' UPDATEs need
+    "row_locks": ("lock", "BEGIN;UPDATE t SET k = k WHERE id <= 200", "COMMIT"),
+    # every commit syncs the binlog, and the shim makes each sync slow
+    "commit_sync": ("commit_sync", "SET GLOBAL sync_binlog = 1", "SET GLOBAL sync_binlog = 0"),
+}
+
+
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+class _Episodes:
+    """Runs the configured confounders on their own connection, at their times."""
+
+    def __init__(self, server: MariaDBServer, cfg: LabConfig, stop: threading.Event):
+        self.server, self.cfg, self.stop = server, cfg, stop
+        self.done = []
+        self.errors = []
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        t0 = time.monotonic()
+        try:
+            conn = self.server.connect(autocommit=True, database="lab")
+            try:
+                cur = conn.cursor()
+                for kind, at_s, hold_s in sorted(self.cfg.episodes, key=lambda e: e[1]):
+                    if self.stop.wait(max(0.0, t0 + at_s - time.monotonic())):
+                        return
+                    self.done.append(self._one(cur, kind, hold_s))
+            finally:
+                conn.close()
+        except Exception as exc:  # noqa: BLE001  (reported by the run)
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+
+    @staticmethod
+    def _one(cur, kind, hold_s):
+        cause, take, release = EPISODES[kind]
+        asked = _now_us()
+        for sql in take.split(";"):
+            cur.execute(sql)
+        held = _now_us()
+        time.sleep(hold_s)
+        released_at = _now_us()
+        for sql in release.split(";"):
+            cur.execute(sql)
+        return {"kind": kind, "cause": cause, "asked": _iso(asked), "start": _iso(held),
+                "end": _iso(released_at), "duration_s": round((released_at - held) / 1e6, 6)}
+
+
+def rotation_delays(delays: list, episodes: list) -> list:
+    """The injected delays that were rotation syncs (not commit syncs of a
+    ``commit_sync`` episode)."""
+    windows = [(e["start"], e["end"]) for e in episodes if e["kind"] == "commit_sync"]
+    return [d for d in delays if not any(a <= d["start"] <= b for a, b in windows)]
+
+
 # -- one run ------------------------------------------------------------------------
 
 def _server_options(cfg: LabConfig, slowlog: Path) -> dict:
@@ -252,6 +320,7 @@ def _server_options(cfg: LabConfig, slowlog: Path) -> dict:
         "long_query_time": cfg.long_query_time, "log_slow_verbosity": "query_plan",
         "innodb_flush_log_at_trx_commit": 2, "innodb_flush_method": "fsync",
         "max_connections": 50,
+        **({"log_slow_filter": cfg.log_slow_filter} if cfg.log_slow_filter else {}),
     }
 
 
@@ -312,11 +381,19 @@ def _run(cfg: LabConfig, out_dir: Path, scratch: Path) -> LabRun:
                    "INSERT INTO lab.t (k, pad) SELECT seq % 1000, REPEAT('s', 100) "
                    "FROM seq_1_to_200;")
         workload = _Workload(server, cfg)
+        episodes = _Episodes(server, cfg, workload.stop)
         armed.touch()
         try:
+            if cfg.episodes:
+                episodes.thread.start()
             workload.run(cfg.duration_s)
         finally:
+            workload.stop.set()
+            if cfg.episodes:
+                episodes.thread.join(60)
             armed.unlink()
+        if episodes.errors:
+            raise LabError("confounder failed: " + episodes.errors[0])
         server.stop()
         binlogs = [_copy(p, out_dir) for p in server.binlog_files()]
     slow_out = _copy(slowlog, out_dir)
@@ -324,7 +401,7 @@ def _run(cfg: LabConfig, out_dir: Path, scratch: Path) -> LabRun:
     if shim_log.exists():
         shutil.copyfile(shim_log, out_dir / "shim.log")
     run = LabRun(out_dir, binlogs, slow_out, out_dir / "truth.json", truth_delays(syncs), syncs,
-                 version, dict(workload.counts))
+                 version, dict(workload.counts), episodes.done)
     _write_truth(run, cfg)
     return run
 
@@ -342,6 +419,7 @@ def _write_truth(run: LabRun, cfg: LabConfig):
         "config": asdict(cfg), "statements": run.statements,
         "binlogs": [p.name for p in run.binlogs], "slowlog": run.slowlog.name,
         "delays": run.delays,
+        "episodes": run.episodes,
     }
     run.truth_path.write_text(json.dumps(doc, indent=2) + "\n")
 

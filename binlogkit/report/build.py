@@ -10,18 +10,19 @@ JSON document::
      "window": {"since", "until", "first", "last"},       # ISO-8601 UTC or null
      "stalls": [{"start", "end", "duration_s", "queries", "writes", "commits", "reads",
                  "others", "max_query_time_s", "lock_share", "shape", "over_threshold",
-                 "cause": "binlog_rotation" | "unexplained",
+                 "cause": "binlog_rotation" | "lock" | "commit_sync" | "unknown",
+                 "time_res_s": 1.0 | 0.0, "evidence": str, "commit_gap_s": float | null,
                  "rotation": {"from_file", "to_file", "at", "size_bytes"} | null,
                  "hint": str | null, "top_classes": [{"fingerprint", "count", "id"}]}],
      "rotations": [{"from_file", "to_file", "at", "size_bytes", "lifetime_s", "stall_s",
                     "next_opened_at", "missing_before", "restart_after", "commit_gap_s",
                     "inferred"}],
      "restarts": [{"file", "at", "previous_end"}],
-     "cadence": {"rotation_interval": {"median_s", "spread_s", "count"} | null,
-                 "stall_interval": ..., "rotations", "rotations_with_stall", "stalls",
-                 "stalls_explained"},
+     "cadence": {"causes": {cause: count}, "rotation_interval": {"median_s", "spread_s",
+                 "count"} | null, "stall_interval": ..., "rotations", "rotations_with_stall",
+                 "stalls", "stalls_explained"},
      "inputs": {"binlogs", "slowlogs", "statements", "slow_statements", "binlog_span",
-                "slowlog_span", "server_tz", "min_query_time_s"},
+                "slowlog_span", "server_tz", "server_zone", "min_query_time_s"},
      "advice": [str], "notes": [str], "state": {...} | null}
 
 With ``state_path`` the new state is computed but written only by
@@ -29,6 +30,12 @@ With ``state_path`` the new state is computed but written only by
 
 ``size_bytes`` is null (and ``inferred`` true) for a rotation seen only as
 the next file's start, when the file that rotated was not given.
+
+``binlog_span`` and the overlap check use the files' spans on the server's
+clock (``clock_first``/``clock_last``: client-set event times left out);
+``server_zone`` says what the slow log's zone-less times were read in
+(derived from ``SET timestamp``, ``--server-tz``, or assumed).  Stalls come
+from the slow log and from the binlogs' commit gaps (``evidence``).
 """
 from __future__ import annotations
 
@@ -40,11 +47,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from binlogkit.analysis.commitgaps import commit_gaps
 from binlogkit.analysis.pileups import check_statements, statements_frame
 from binlogkit.analysis.rotations import restarts as find_restarts
 from binlogkit.analysis.rotations import rotations_frame, rotations_table
-from binlogkit.analysis.stalls import ROTATION_CAUSE, cadence, find_stalls
+from binlogkit.analysis.stalls import (
+    COMMIT_SYNC_CAUSE, LOCK_CAUSE, ROTATION_CAUSE, cadence, find_stalls,
+)
 from binlogkit.errors import BinlogkitError
+from binlogkit.slowlog.clock import describe_zone, zone_warnings
+from binlogkit.slowlog.parser import ParseStats
 from binlogkit.report import state as state_mod
 
 __all__ = ["Report", "build_report", "EXIT_OK", "EXIT_STALLS", "EXIT_ERROR"]
@@ -52,6 +64,7 @@ __all__ = ["Report", "build_report", "EXIT_OK", "EXIT_STALLS", "EXIT_ERROR"]
 EXIT_OK, EXIT_ERROR, EXIT_STALLS = 0, 1, 3
 MIN_LATENCY_S = 0.5          # statements at least this slow can make a stall
 MIN_STALL_S = 0.5            # shorter episodes are not reported
+MIN_GAP_S = 1.0              # commit-free stretches of the binlogs (whole seconds in MariaDB)
 OVERLAP_SLACK_S = 60.0
 
 
@@ -95,20 +108,27 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
     prev = state_mod.load_state(state_path) if state_path else None
     watermark = prev["watermark_us"] if prev else None
     min_end = None if watermark is None else watermark - state_mod.LOOKBACK_US
-    files = rotations_frame(list(binlogs)) if binlogs else None
+    commits = []
+    files = rotations_frame(list(binlogs), commits=commits) if binlogs else None
+    parse = ParseStats()
     statements = statements_frame(list(slowlogs), zone=zone, min_end_us=min_end,
-                                  query_from_s=MIN_LATENCY_S)
-    if watermark is None:
-        check_statements(statements, slowlogs)
-    notes = []
+                                  query_from_s=MIN_LATENCY_S, stats=parse)
+    if watermark is None and not (binlogs and parse.header_lines and not parse.skipped_lines):
+        check_statements(statements, slowlogs)      # a slow log with only its header is fine
+    notes = [w[0].upper() + w[1:] + "." for w in zone_warnings(parse, server_tz)]
     rotations = rotations_table(files) if files is not None else pd.DataFrame()
     covered = None
     if files is not None and len(files):
-        covered = (files["first_event"].min(), files["last_event"].max())
+        notes += _file_notes(files)
+        covered = _covered(files)
         _check_overlap(covered, statements, server_tz, notes)
     restarts = find_restarts(files) if files is not None else None
+    gaps = None
+    if commits:
+        rot_s = [int(a.timestamp()) for a in rotations["at"].dropna()] if len(rotations) else []
+        gaps = commit_gaps(commits, min_gap_s=MIN_GAP_S, rotations=rot_s)
     stalls = find_stalls(statements, rotations, restarts, covered,
-                         min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S)
+                         min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S, gaps=gaps)
     lo = _max(since_us, watermark)
     stalls, rotations_w = _window(stalls, rotations, lo, until_us, prev)
     if files is not None and len(files) and not len(rotations):
@@ -117,6 +137,7 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
                       "the period, not only the live one.")
     doc = _doc(statements, stalls, rotations_w, restarts, files, threshold, since_us, until_us,
                slowlogs, server_tz, notes, now, lo)
+    doc["inputs"]["server_zone"] = describe_zone(parse, server_tz)
     new_state = None
     if state_path:
         doc["state"], new_state = state_mod.next_state(state_path, prev, statements, files,
@@ -152,6 +173,31 @@ def _window(stalls, rotations, lo_us, hi_us, prev):
             rk &= rotations["at"].map(_us) <= hi_us
         rotations = rotations[rk].reset_index(drop=True)
     return stalls, rotations
+
+
+def _covered(files):
+    """(first, last) instant the binlogs cover on the server's clock (client-set
+    event times left out, see binlogkit.analysis.fileclock)."""
+    first = files["clock_first"].where(files["clock_first"].notna(), files["first_event"])
+    last = files["clock_last"].where(files["clock_last"].notna(), files["last_event"])
+    return first.min(), last.max()
+
+
+def _file_notes(files) -> list:
+    out = []
+    for _, f in files.iterrows():
+        if pd.notna(f["truncated_at"]):
+            end = f["clock_last"] if pd.notna(f["clock_last"]) else f["last_event"]
+            out.append(f"{f['file']} ends inside an event at byte {int(f['truncated_at'])} (the "
+                       "live file, or copied while the server wrote it): analysed up to its last "
+                       f"complete event, {_hm(end)}.")
+    odd = files[files["clock_outliers"] > 0]
+    if len(odd):
+        n = int(odd["clock_outliers"].sum())
+        out.append(f"{n} binlog event{'s' if n != 1 else ''} in {', '.join(odd['file'])} carry "
+                   "header times that do not fit the file sequence (a client's SET TIMESTAMP): "
+                   "not used for the files' time spans or rotation times.")
+    return out
 
 
 def _check_overlap(covered, statements, server_tz, notes):
@@ -198,6 +244,8 @@ def _stall_dict(row, threshold) -> dict:
         "over_threshold": bool(row["duration_s"] >= threshold),
         "cause": row["cause"], "rotation": rot, "hint": row["hint"],
         "top_classes": list(row["top_classes"]),
+        "time_res_s": float(row["time_res_s"]), "evidence": row["evidence"],
+        "commit_gap_s": _num(row["commit_gap_s"], 6),
     }
 
 
@@ -239,6 +287,12 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
          slowlogs, server_tz, notes, now, lo_us=None) -> dict:
     stall_docs = [_stall_dict(r, threshold) for _, r in stalls.iterrows()]
     first, last, n_new = _reported_span(statements, lo_us, until_us)
+    if not n_new and files is not None and len(files) and lo_us is None and until_us is None:
+        first, last = _covered(files)                 # binlog evidence only
+        n_new = int(files["events"].sum())
+        notes.append("The slow log has no statement: stalls come from the binlogs' commit gaps "
+                     "alone (its filters, log_slow_filter or long_query_time, may leave the "
+                     "waiting statements out).")
     min_qt = float(statements["query_time"].min()) if len(statements) else None
     if min_qt is not None and min_qt >= 0.1:
         notes.append(f"The slow log has no statement faster than {min_qt:.2f} s "
@@ -261,8 +315,7 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
             "slowlogs": [os.path.basename(str(p)) for p in slowlogs],
             "statements": int(len(statements)),
             "slow_statements": int((statements["query_time"] >= MIN_LATENCY_S).sum()),
-            "binlog_span": None if files is None or not len(files) else
-            _span(files["first_event"].min(), files["last_event"].max()),
+            "binlog_span": None if files is None or not len(files) else _span(*_covered(files)),
             "slowlog_span": _span(statements["start"].min(), statements["end"].max())
             if len(statements) else None,
             "server_tz": server_tz, "min_query_time_s": min_qt,
@@ -300,12 +353,12 @@ def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
     head = f"{n} stall{'s' if n > 1 else ''} of {threshold:g} s or more from {span}"
     if len(rot_over) == n:
         which = "all at binlog rotations" if n > 1 else "at a binlog rotation"
-    elif rot_over:
-        which = f"{len(rot_over)} at binlog rotations, {n - len(rot_over)} unexplained"
     else:
-        which = "none at a binlog rotation"
+        which = _causes_phrase(over)
     worst = max(over, key=lambda s: s["duration_s"])
     tail = f"Worst: {worst['duration_s']:.1f} s at {worst['start'][11:19]}Z"
+    if worst["cause"] != ROTATION_CAUSE:
+        tail += f" ({worst['cause']})"
     if worst["rotation"]:
         r = worst["rotation"]
         size = f" ({_fmt_size(r['size_bytes'])})" if r["size_bytes"] is not None else ""
@@ -313,16 +366,43 @@ def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
     return f"{head}; {which}. {tail}."
 
 
+_CAUSE_WORDS = {ROTATION_CAUSE: "at binlog rotations", LOCK_CAUSE: "lock",
+                COMMIT_SYNC_CAUSE: "commit sync", "unknown": "cause unknown"}
+
+
+def _causes_phrase(stalls) -> str:
+    counts = {}
+    for s in stalls:
+        counts[s["cause"]] = counts.get(s["cause"], 0) + 1
+    if not counts.get(ROTATION_CAUSE):
+        head = "none at a binlog rotation"
+        rest = [f"{n} {_CAUSE_WORDS.get(c, c)}" for c, n in counts.items()]
+        return head + (f" ({', '.join(rest)})" if rest else "")
+    return ", ".join(f"{n} {_CAUSE_WORDS.get(c, c)}" for c, n in counts.items())
+
+
 def advice(stalls) -> list:
     out = []
     if any(s["cause"] == ROTATION_CAUSE for s in stalls):
         out.append(
-            "At rotation the server syncs the finished binlog file to disk while it holds the "
-            "binlog lock, so every commit waits for that sync.  With sync_binlog=0 nothing has "
-            "flushed the file before, so all of it is written out at that moment (ext4's "
-            "delayed allocation holds a lot back).  Set sync_binlog to a small N (e.g. 100) so "
-            "the file is flushed as it grows, or lower max_binlog_size; check the "
-            "filesystem's writeback settings.")
+            "Commits waited while a binlog file rotated.  At rotation the server syncs the "
+            "finished file to disk while it holds the binlog lock, so every commit waits for "
+            "that sync; how long depends on how much of the file was not yet on disk.  If "
+            "sync_binlog is 0 on this server (these logs do not say), nothing flushed the file "
+            "as it grew: a small sync_binlog N (e.g. 100) or a lower max_binlog_size spreads "
+            "that work out.")
+    if any(s["cause"] == LOCK_CAUSE for s in stalls):
+        out.append(
+            "Some stalls are commits held by a lock, not by the binlog: the binlogs show no "
+            "commit for that time with no rotation near, or the waiting statements' time was "
+            "Lock_time.  Look for what held it then: FLUSH TABLES WITH READ LOCK (backups), "
+            "LOCK TABLES, or a long transaction (information_schema.innodb_trx, the general or "
+            "audit log).")
+    if any(s["cause"] == COMMIT_SYNC_CAUSE for s in stalls):
+        out.append(
+            "Some stalls are writes and COMMITs released together without lock waits and without "
+            "a rotation: time in the commit path, i.e. the binlog or redo log sync (sync_binlog, "
+            "innodb_flush_log_at_trx_commit) or the disk under them.")
     hints = " ".join(s["hint"] or "" for s in stalls if s["cause"] != ROTATION_CAUSE)
     if "time-zone lock" in hints:
         out.append("Cheap statements slowed together: if time_zone=SYSTEM, set time_zone to an "

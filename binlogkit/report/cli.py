@@ -20,11 +20,16 @@ HELP = """Find stalls in slow logs and say which binlog rotation caused each.
 A stall is a group of statements released at one instant after waiting since
 a common one (a pile-up), or several slow statements at once.  A pile-up of
 writes/COMMITs starting at a binlog ROTATE event is caused by that rotation
-(`binlog_rotation`); other stalls are `unexplained`, with a hint.
+(`binlog_rotation`).  Stretches with no commit in the binlogs are stalls too,
+even when the slow log shows nothing.  Other causes: `lock` (commits held by
+a lock: Lock_time, or a commit gap with no rotation and no slow-log pile-up),
+`commit_sync` (writes released together without lock waits or rotation),
+`unknown`; each with what the data show.
 
 --binlog and --slowlog take one or more files each (also repeated).  Times are
-UTC; the slow log's zone-less times (MariaDB, MySQL <= 5.6) are read in
---server-tz.  With --state, only data newer than the previous run is reported.
+UTC; the slow log's zone-less times (MariaDB, MySQL <= 5.6) are read in the
+server offset its SET timestamp lines show, --server-tz only where none does.
+With --state, only data newer than the previous run is reported.
 
 \b
 Exit status: 0 no stall of --threshold seconds or more; 3 at least one;

@@ -47,6 +47,15 @@ class _Clock:
         t = iso[11:21] if frac else iso[11:19]
         return t if self.one_day else f"{iso[:10]} {t}"
 
+    def stall(self, s, key):
+        """A stall's time as precise as its data: whole seconds (MariaDB's
+        ``# Time`` and binlog header times) or microseconds."""
+        iso = s[key]
+        if not iso:
+            return "-"
+        t = iso[11:19] if s.get("time_res_s", 0.0) >= 1.0 else iso[11:26]
+        return t if self.one_day else f"{iso[:10]} {t}"
+
 
 def _cause(s) -> str:
     if s["rotation"]:
@@ -64,7 +73,7 @@ def sections(doc: dict) -> list:
     out = [("", [doc["verdict"]], None)]
     stalls = doc["stalls"]
     if stalls:
-        rows = [[clock(s["start"]), clock(s["end"]), f"{s['duration_s']:.1f} s",
+        rows = [[clock.stall(s, "start"), clock.stall(s, "end"), f"{s['duration_s']:.1f} s",
                  str(s["queries"]), str(s["writes"] + s["commits"]), str(s["reads"]),
                  _cause(s)] for s in stalls]
         paras = [_stall_line(s, clock) for s in stalls]
@@ -98,13 +107,28 @@ def sections(doc: dict) -> list:
 
 
 def _stall_line(s, clock) -> str:
-    how = ("waited and were released together" if s["shape"] == "pile-up"
-           else "were slow at the same time")
+    how = {"pile-up": "waited and were released together",
+           "commit-gap": "no commit in the binlogs"}.get(s["shape"], "were slow at the same time")
     top = ", ".join(f"{c['fingerprint'][:70]} \u00d7{c['count']}" for c in s["top_classes"])
-    line = f"{clock(s['start'], False)}: {s['queries']} statements {how}; classes: {top}."
+    if s["shape"] == "commit-gap":
+        line = f"{clock(s['start'], False)}: {_gap_words(s)}"
+        line += f"; {s['queries']} slow statements ran through it" if s["queries"] else ""
+        line += f"; classes: {top}." if top else "."
+    else:
+        line = f"{clock(s['start'], False)}: {s['queries']} statements {how}; classes: {top}."
+        if s.get("commit_gap_s"):
+            line += f" The binlogs show {_gap_words(s)} in it."
     if s["hint"]:
         line += f" Hint: {s['hint']}."
     return line
+
+
+def _gap_words(s) -> str:
+    """A commit gap as the binlogs show it: exact with µs commit times, else an
+    estimate from whole seconds (commits missing against the rate around)."""
+    if s.get("time_res_s", 1.0) >= 1.0:
+        return f"commits missing for about {s['commit_gap_s']:.1f} s (whole-second binlog times)"
+    return f"no commit for {s['commit_gap_s']:.6f} s"
 
 
 def _every(iv) -> str:
@@ -122,6 +146,9 @@ def _cadence(c) -> str:
     if c["stall_interval"]:
         parts.append(f"stalls came {_every(c['stall_interval'])}")
     text = "; ".join(parts) + "."
+    causes = {k: n for k, n in (c.get("causes") or {}).items() if n and k != "binlog_rotation"}
+    if causes:
+        text += " Other stalls: " + ", ".join(f"{n} {k}" for k, n in causes.items()) + "."
     if c["rotations"]:
         text += (f" {c['rotations_with_stall']} of {c['rotations']} rotations caused a "
                  "stall")
@@ -139,7 +166,9 @@ def _inputs(doc) -> str:
             f"({', '.join(i['slowlogs'])}) with {i['statements']} statements, "
             f"{i['slow_statements']} of them 0.5 s or slower. "
             f"Stall threshold {doc['threshold_s']:g} s.")
-    if i["server_tz"]:
+    if i.get("server_zone"):
+        text += f" Slow-log times read in {i['server_zone']}."
+    elif i["server_tz"]:
         text += f" Slow-log zone {i['server_tz']}."
     st = doc.get("state")
     if st:

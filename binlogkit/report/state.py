@@ -16,6 +16,8 @@ The CLI writes the new state only after the report has been written.
 from __future__ import annotations
 
 import datetime
+
+import pandas as pd
 import json
 import os
 import tempfile
@@ -62,7 +64,11 @@ def _newest(statements, files, until_us):
     if len(statements):
         candidates.append(int(statements["end"].max().value // 1000))
     if files is not None and len(files):
-        candidates.append(int(files["last_event"].max().value // 1000))
+        # the server's clock, not a client's SET TIMESTAMP (a 2038 event would end every run)
+        last = files["clock_last"] if "clock_last" in files else files["last_event"]
+        last = last.where(last.notna(), files["last_event"]).max()
+        if pd.notna(last):
+            candidates.append(int(last.value // 1000))
     if not candidates:
         return None
     newest = max(candidates)

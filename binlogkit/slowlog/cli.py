@@ -124,6 +124,13 @@ def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, outpu
     if stats.skipped_lines or stats.bad_times or stats.bad_values:
         click.echo(f"binlogkit slowlog: skipped {stats.skipped_lines} unparseable lines, "
                    f"{stats.bad_times} bad times, {stats.bad_values} bad values", err=True)
+    _zone_warnings(stats, server_tz)
+
+
+def _zone_warnings(stats, server_tz):
+    from binlogkit.slowlog.clock import zone_warnings
+    for line in zone_warnings(stats, server_tz):
+        click.echo(f"binlogkit slowlog: warning: {line}", err=True)
 
 
 @slowlog.command()
@@ -169,6 +176,7 @@ def events(files, server_tz, fmt, output):
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(0)
+    _zone_warnings(stats, server_tz)
 
 
 def _open_output(output):

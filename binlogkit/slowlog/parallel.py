@@ -39,8 +39,9 @@ __all__ = ["digest_files", "digest_file", "MIN_SPLIT", "WINDOW"]
 MIN_SPLIT = 32 << 20
 WINDOW = 192 << 20
 _FIND_START_BYTES = 8 << 20       # the child looks this far past S for P
+_ANY = "any"                      # a child's start offset that did not matter
 _COMPRESSED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
-_STATE = ("_last_ts", "_last_end", "_last_db", "server_version", "mariadb")
+_STATE = ("_last_ts", "_last_end", "_last_db", "server_version", "mariadb", "clock_offset")
 
 
 def digest_files(paths, digest, zone=None, server_version=None, stats=None, workers=2):
@@ -93,6 +94,9 @@ def _window(scanner, digest, start, split, end):
                 return scanner.scan(digest, start=at, stop=end)
             scanner.close_boundary(digest)
             got = _receive(pipe)
+            # the child began with the server offset its own look-ahead derived
+            if got is not None and got[3] not in (_ANY, scanner.parser.clock_offset):
+                return scanner.scan(digest, start=at, stop=end)
             if got is None or not digest.merge(Digest.from_state(
                     got[0], group_by=digest.group_by, since_us=digest.since_us,
                     until_us=digest.until_us)):
@@ -181,7 +185,7 @@ def _child(parent_parser, flags, split, end, digest, write_fd):
             if start is not None:
                 parser = SlowlogParser(path, zone=zone, server_version=flags[0])
                 parser.mariadb = flags[1]
-                parser._last_ts, parser._last_end, parser._last_db = state
+                parser._last_ts, parser._last_end, parser._last_db, parser.clock_offset = state
                 scanner = BulkScanner(path, parser=parser)
                 scanner.machine.pos = start
                 fp = digest.fp
@@ -193,8 +197,11 @@ def _child(parent_parser, flags, split, end, digest, write_fd):
                     if not scanner.at_clean_boundary():
                         return
                     scanner.close_boundary(mine)
+                # the offset it began with matters only if used before one was derived
+                start_offset = state[3] if parser.clock.used_unlearned else _ANY
                 state = {k: getattr(parser, k) for k in _STATE}
-                pickle.dump((mine.state(), state, scanner.stats), pipe, pickle.HIGHEST_PROTOCOL)
+                pickle.dump((mine.state(), state, scanner.stats, start_offset), pipe,
+                            pickle.HIGHEST_PROTOCOL)
     except BaseException:                         # the parent carries on alone
         code = 1
     finally:
@@ -222,4 +229,4 @@ def _find_start(path, split, zone):
         pass
     if not found:
         return None, None
-    return found[0], (parser._last_ts, parser._last_end, parser._last_db)
+    return found[0], (parser._last_ts, parser._last_end, parser._last_db, parser.clock_offset)

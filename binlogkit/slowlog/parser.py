@@ -29,6 +29,7 @@ import re
 
 from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.attrs import ATTR, ATTR_LINE, EMPTY_SCHEMA, attr_pairs
+from binlogkit.slowlog.clock import LogClock
 from binlogkit.slowlog.source import display_name, open_slowlog
 from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, in_range, parse_time_value
 
@@ -88,18 +89,31 @@ class ParseStats:
     (entries whose Query_time is not a number)."""
 
     __slots__ = ("lines", "entries", "skipped_lines", "header_lines", "dropped_entries",
-                 "bad_times", "bad_values", "bytes")
+                 "bad_times", "bad_values", "bytes", "utc_offsets", "zone_assumed",
+                 "zone_overridden")
+    _FLAGS = ("zone_assumed", "zone_overridden")
 
     def __init__(self):
         self.lines = self.entries = self.skipped_lines = self.header_lines = 0
         self.dropped_entries = self.bad_times = self.bad_values = self.bytes = 0
+        # the time base (binlogkit.slowlog.clock): server offsets derived from SET
+        # timestamp (s east of UTC), and flags: a zone was assumed / --server-tz overridden
+        self.utc_offsets = ()
+        self.zone_assumed = self.zone_overridden = 0
 
     def add(self, other):
         for k in self.__slots__:
-            setattr(self, k, getattr(self, k) + getattr(other, k))
+            if k == "utc_offsets":
+                self.utc_offsets = tuple(sorted(set(self.utc_offsets + other.utc_offsets)))
+            elif k in self._FLAGS:
+                setattr(self, k, max(getattr(self, k), getattr(other, k)))
+            else:
+                setattr(self, k, getattr(self, k) + getattr(other, k))
 
     def as_dict(self):
-        return {k: getattr(self, k) for k in self.__slots__}
+        got = {k: getattr(self, k) for k in self.__slots__}
+        got["utc_offsets"] = sorted(set(self.utc_offsets))
+        return got
 
 
 def _num(value):
@@ -141,10 +155,22 @@ class SlowlogParser:
         self.server_version = server_version
         self.mariadb = False
         self.stats = ParseStats()
+        self.clock = LogClock(self.zone, self.stats)
         self._last_ts = None
         self._last_end = None
         self._last_db = None
         self._ts_cache = {}
+
+    @property
+    def clock_offset(self):
+        """The server's UTC offset (s) derived so far, or None (see LogClock)."""
+        return self.clock.offset
+
+    @clock_offset.setter
+    def clock_offset(self, value):
+        if value != self.clock.offset:
+            self.clock.offset = value
+            self._ts_cache.clear()
 
     def __iter__(self):
         stream = open_slowlog(self.path)
@@ -263,13 +289,14 @@ class SlowlogParser:
         ev.rows_sent = _num(attrs.get(b"Rows_sent"))
         ev.rows_examined = _num(attrs.get(b"Rows_examined"))
         ev.fingerprint = None
+        mariadb = self.mariadb or b"QC_hit" in attrs
         if ts is None:
             ev.ts_inherited = self._last_ts is not None
             ts = self._last_ts
             end = self._last_end
         else:
             ev.ts_inherited = False
-            end = self._time(ts)
+            end = self._line_time(ts, attrs.get(b"timestamp"), qt, mariadb)
             if end is None:
                 self.stats.bad_times += 1
             self._last_ts, self._last_end = ts, end
@@ -279,7 +306,6 @@ class SlowlogParser:
         if start_raw is not None:
             start = self._time(start_raw)
         qt_us = round(qt * 1_000_000) if qt is not None else 0
-        mariadb = self.mariadb or b"QC_hit" in attrs
         if end is None:
             end = self._end_without_time(attrs, qt, start, mariadb)
         elif mariadb:                     # MariaDB's "# Time" is when the statement began
@@ -312,6 +338,13 @@ class SlowlogParser:
             self.stats.bad_times += 1
         return end
 
+    def _line_time(self, raw, stamp, qt, mariadb):
+        """Epoch microseconds of a ``# Time`` value: a zone-less one in the server
+        offset its entry's ``SET timestamp`` shows (binlogkit.slowlog.clock)."""
+        if self.clock.learn(raw, stamp, qt, mariadb):
+            self._ts_cache.clear()
+        return self._time(raw)
+
     def _time(self, raw):
         """Epoch microseconds of a time value, or None (cached; not counted here:
         ``stats.bad_times`` counts entries whose end time is unreadable)."""
@@ -324,10 +357,10 @@ class SlowlogParser:
             whole = m.group(1) + (m.group(3) or b"")
             base = cache.get(whole, cache)
             if base is cache:
-                base = cache[whole] = parse_time_value(whole, self.zone)
+                base = cache[whole] = parse_time_value(whole, self.clock.zone)
             value = None if base is None else base + _frac_us(m.group(2))
         else:
-            value = parse_time_value(raw, self.zone)
+            value = parse_time_value(raw, self.clock.zone)
         if len(cache) > 4096:
             cache.clear()
         cache[raw] = value

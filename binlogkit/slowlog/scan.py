@@ -74,6 +74,7 @@ ENTRY = re.compile(rb"""
 _G = {name: ENTRY.groupindex[name] - 1 for name in ENTRY.groupindex}
 _TS, _UH, _X1, _QT, _LT, _RS, _RX, _X2, _DB, _SET, _Q, _JUNK = (
     _G[k] for k in ("ts", "uh", "x1", "qt", "lt", "rs", "rx", "x2", "db", "set", "q", "junk"))
+_STAMP = re.compile(rb"timestamp=(\d+)")
 # after the Query_time line, any of these means the parser would read something else
 _AFTER_KEYS = (b"Query_time:", b"Lock_time:", b"Rows_sent:", b"Rows_examined:", b"Schema:",
                b"Time:", b";\n", b"# administrator command:", b"QC_hit:")
@@ -288,7 +289,8 @@ class BulkScanner:
         uhs = self._uh_info(uh)
         infos, distinct = self._x1_info(cols[_X1][i:k])
         m = _usable(ts, infos, distinct, uhs)
-        ends, m, last_ts, last_end = _fill_ends(ts, m, p._last_ts, p._last_end, p._time)
+        ends, m, last_ts, last_end = _fill_ends(ts, m, p._last_ts, p._last_end,
+                                                self._row_time(i, infos))
         if m == 0:
             return i
         k = i + m
@@ -323,6 +325,18 @@ class BulkScanner:
         st.bytes += b - a
         st.entries += run.n
         return k
+
+    def _row_time(self, i, infos):
+        """time(r): the end instant of row i + r's own ``# Time``, converted in the
+        server offset its ``SET timestamp`` shows (as the parser does)."""
+        cols, p = self._cols, self.parser
+        ts, sets, qts = cols[_TS], cols[_SET], cols[_QT]
+
+        def time(r):
+            m = _STAMP.search(sets[i + r])
+            return p._line_time(ts[i + r], m.group(1) if m else None, float(qts[i + r]),
+                                p.mariadb or infos[r][3])
+        return time
 
     def _mariadb_ends(self, ends, qts, infos):
         """MariaDB's ``# Time`` is the start: its entries end Query_time later."""
@@ -397,7 +411,7 @@ def _fill_ends(ts, m, last_ts, last_end, time):
             if last_end is None:
                 return ends, prev, last_ts, last_end
             ends += repeat(last_end, r - prev)
-        e = time(ts[r])
+        e = time(r)
         if e is None:
             return ends, r, last_ts, last_end
         last_ts, last_end = ts[r], e
