@@ -14,12 +14,19 @@ def _print(*args):
                           capture_output=True, env={"TZ": "UTC", "PATH": "/usr/bin:/bin"})
 
 
-@pytest.mark.parametrize("extra", [["--no-defaults"], ["--defaults-file=/nonexistent"],
-                                   ["--no-defaults", "--defaults-extra-file=/x", "--defaults-group-suffix=_a"]])
-def test_option_file_options_change_nothing(extra):
+@pytest.mark.parametrize("extra", [["--no-defaults"], ["--defaults-group-suffix=_a"],
+                                   ["--defaults-file=/dev/null"]])
+def test_option_file_options_without_options_change_nothing(extra):
     plain, given = _print(), _print(*extra)
     assert given.returncode == plain.returncode == 0
     assert given.stdout == plain.stdout
+
+
+def test_missing_required_option_file_is_fatal():
+    given = _print("--defaults-file=/nonexistent")
+    assert given.returncode == 1 and given.stdout == b""
+    assert given.stderr == (b"Could not open required defaults file: /nonexistent\n"
+                            b"Fatal error in defaults handling. Program aborted\n")
 
 
 def test_unique_prefix_is_the_long_option():
@@ -29,5 +36,7 @@ def test_unique_prefix_is_the_long_option():
     assert short.stderr.startswith(b"Info: Using unique option prefix 'start-pos' is error-prone")
 
 
-def test_ambiguous_prefix_is_a_usage_error():
-    assert _print("--s").returncode == 2
+def test_ambiguous_prefix_is_my_getopts_error():
+    given = _print("--s")
+    assert given.returncode == 3      # EXIT_AMBIGUOUS_OPTION, as mariadb-binlog
+    assert given.stderr == b"mariadb-binlog: ambiguous option '--s' (server-id, skip-annotate-row-events)\n"
