@@ -17,7 +17,8 @@ from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError, Trun
 from binlogkit.printer import events as P
 from binlogkit.printer.gtid_filter import GtidFiltering
 from binlogkit.printer.state import (
-    BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, PrintState, row_event_positions,
+    BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, MY_TIME_T_MAX, PrintState,
+    row_event_positions,
 )
 
 PREAMBLE = (b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n"
@@ -274,6 +275,7 @@ class Printer:
                     pos = self._print_row_statements(reader, pos, stop_position)
                 raw = reader.next_event(pos)
                 if raw is None:
+                    self.end_position = pos
                     break
                 if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
                     self._adopt_format(reader)
@@ -360,6 +362,9 @@ class Printer:
                     and self._server_filter.excludes_server(raw.server_id)):
                 return
         if raw.when >= opts.stop_datetime or raw.pos >= stop_position:
+            self.stops_reached.update(
+                reason for reason, hit in (("datetime", raw.when >= opts.stop_datetime),
+                                           ("position", raw.pos >= stop_position)) if hit)
             raise StopDump()
         handler = EVENT_HANDLERS.get(type_code)
         if handler is None and type_code not in KNOWN_TYPES and not opts.force_read:
@@ -591,6 +596,20 @@ EVENT_HANDLERS = {
 EVENT_HANDLERS.update({code: handle_rows for code in L.ROWS_EVENT_TYPES})
 
 
+def unreached_stop_warnings(printer, options):
+    """mariadb-binlog 10.11's warnings for a --stop-datetime / integer --stop-position that no
+    event reached (an end of the last file at or after the position counts as reached)."""
+    out = []
+    if options.stop_datetime != MY_TIME_T_MAX and "datetime" not in printer.stops_reached:
+        text = options.stop_datetime_text
+        out.append(f"Did not reach stop datetime '{text}' before end of input")
+    if (options.stop_gtids is None and options.stop_position != (1 << 64) - 1
+            and "position" not in printer.stops_reached
+            and printer.end_position < options.stop_position):
+        out.append(f"Did not reach stop position {options.stop_position} before end of input")
+    return out
+
+
 def dump(paths, out, options, zone, warn=None, error=None):
     """Print `paths` like mariadb-binlog; returns normally or raises BinlogError.
 
@@ -600,19 +619,23 @@ def dump(paths, out, options, zone, warn=None, error=None):
     printer.warn = warn or (lambda msg: None)
     printer.error = error or (lambda msg: None)
     printer.preamble()
+    printer.stops_reached = set()
     try:
         start = options.start_position
         try:
             for i, path in enumerate(paths):
                 last = i == len(paths) - 1
                 stop = options.stop_position if last else (1 << 64) - 1
+                printer.end_position = 0
                 if printer.dump_file(path, start, stop):
                     break
                 start = L.BIN_LOG_HEADER_SIZE
         except BinlogkitError as exc:   # the real tool warns after its error line
-            exc.warnings = []
+            exc.warnings = unreached_stop_warnings(printer, options)
             printer.gtids.verify_completed_state(exc.warnings.append)
             raise
+        for message in unreached_stop_warnings(printer, options):
+            printer.warn(message)
         printer.gtids.verify_completed_state(printer.warn)
         if printer.flashback is not None:
             printer.write(printer.flashback.output())
