@@ -445,7 +445,7 @@ def handle_format_description(p, reader, raw, body):
     if not p.options.force_if_open and raw.flags & L.LOG_EVENT_BINLOG_IN_USE_F:
         raise BinlogError(
             f"Attempting to dump binlog '{reader.display_name}', which was not closed properly. "
-            "Most probably, mysqld is still writing it, or it crashed. "
+            "Most probably, mariadbd is still writing it, or it crashed. "
             "Rerun with --force-if-open to ignore this problem.",
             path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
 
