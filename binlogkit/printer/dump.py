@@ -367,6 +367,9 @@ class Printer:
                                            ("position", raw.pos >= stop_position)) if hit)
             raise StopDump()
         handler = EVENT_HANDLERS.get(type_code)
+        if handler is None and (type_code in P.MYSQL_IGNORED_TYPES or (
+                type_code not in KNOWN_TYPES and raw.flags & L.LOG_EVENT_IGNORABLE_F)):
+            handler = handle_ignorable
         if handler is None and type_code not in KNOWN_TYPES and not opts.force_read:
             raise BinlogError(f"Unknown event type {type_code}", path=reader.display_name,
                               offset=raw.pos, type_code=type_code)
@@ -433,12 +436,16 @@ def options_written_mask(fde):
         mask |= L.OPTION_IF_EXISTS
     if fde.is_mariadb and fde.version_split >= (10, 10, 1):
         mask |= L.OPTION_EXPLICIT_DEF_TIMESTAMP
-    if fde.is_mariadb and fde.version_split >= (10, 11, 0):
-        mask |= L.OPTION_INSERT_HISTORY
-    return mask
+    # 10.11.19 prints system_versioning_insert_history for every log, MySQL ones included
+    return mask | L.OPTION_INSERT_HISTORY
 
 
 # -- handlers for the events process_event() treats specially -------------------
+
+def handle_ignorable(p, reader, raw, body):
+    p.print_skip_replication(raw)
+    P.print_ignorable(p, raw, body)
+
 
 def handle_format_description(p, reader, raw, body):
     P.print_format_description(p, raw, body)

@@ -376,6 +376,21 @@ def print_incident(p, raw, body):
     _header_only(p, raw, b"\n# Incident: %s\nRELOAD DATABASE; # Shall generate syntax error\n" % name)
 
 
+# get_type_str of mariadb-binlog 10.11 for the events it reads as Ignorable_log_event
+IGNORABLE_NAMES = {28: b"Ignorable log event", 29: b"MySQL Rows_query", 33: b"MySQL Gtid",
+                   34: b"MySQL Anonymous_Gtid", 35: b"MySQL Previous_gtids", 36: b"Transaction_context",
+                   37: b"View_change", 39: b"MySQL Update_rows_partial",
+                   40: b"MySQL Transaction_payload", 41: b"MySQL Heartbeat"}
+# MySQL's GTID events: ignorable whatever their flags say
+MYSQL_IGNORED_TYPES = frozenset({33, 34, 35})
+
+
+def print_ignorable(p, raw, body):
+    """Ignorable_log_event::print: MySQL GTID events, and unknown events flagged ignorable."""
+    name = IGNORABLE_NAMES.get(raw.type_code, b"Unknown")
+    _header_only(p, raw, b"\tIgnorable\n# Ignorable event type %d (%s)\n" % (raw.type_code, name))
+
+
 def print_unknown(p, raw, body):
     _header_only(p, raw, b"\n# Unknown event\n")
 
