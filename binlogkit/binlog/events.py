@@ -6,7 +6,7 @@ Unknown types decode to `UnknownBody`.  No I/O and no printing here.
 """
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from binlogkit.binlog import layout as L
 from binlogkit.errors import EventDecodeError
@@ -150,11 +150,31 @@ class QueryBody:
     dup_handling: int = None
 
 
+# Query status variables only MySQL writes: MariaDB's Query_log_event stops reading status
+# variables at the first of them (so mariadb-binlog shows neither MySQL's microseconds nor its
+# DDL xid); binlogkit reads on, and keeps in extra["mariadb_view"] what MariaDB had read by then
+MYSQL_ONLY_STATUS_CODES = frozenset(range(L.Q_MICROSECONDS, L.Q_DEFAULT_TABLE_ENCRYPTION + 1))
+_STATUS_FIELDS = ("flags2", "sql_mode", "auto_increment_increment", "auto_increment_offset",
+                  "charset", "time_zone", "lc_time_names", "charset_database", "when_sec_part",
+                  "xid", "catalog", "table_map_for_update", "invoker_user", "invoker_host",
+                  "updated_db_names", "gtid_flags3", "character_set_collations")
+
+
+def mariadb_status_view(body):
+    """`body` as MariaDB reads it: the status variables after a MySQL-only one dropped."""
+    view = body.extra.get("mariadb_view")
+    if view is None:
+        return body
+    return replace(body, **view)
+
+
 def _status_vars(body, data, pos, end):
     """Parse Query status variables in [pos, end) into `body`."""
     while pos < end:
         code = data[pos]
         pos += 1
+        if code in MYSQL_ONLY_STATUS_CODES and "mariadb_view" not in body.extra:
+            body.extra["mariadb_view"] = {name: getattr(body, name) for name in _STATUS_FIELDS}
         if code == L.Q_FLAGS2_CODE:
             body.flags2 = L.UINT32.unpack_from(data, pos)[0]
             pos += 4
@@ -210,6 +230,9 @@ def _status_vars(body, data, pos, end):
         elif code == L.Q_GTID_FLAGS3:
             body.gtid_flags3 = data[pos]
             pos += 1
+            if body.gtid_flags3 & (L.FL_COMMIT_ALTER_E1 | L.FL_ROLLBACK_ALTER_E1):
+                body.extra["sa_seq_no"] = L.UINT64.unpack_from(data, pos)[0]
+                pos += 8
         elif code == L.Q_CHARACTER_SET_COLLATIONS:
             n, start = net_field_length(data, pos)
             body.character_set_collations = bytes(data[start:start + n])

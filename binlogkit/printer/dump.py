@@ -11,7 +11,7 @@ import os
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.events import decode_event
+from binlogkit.binlog.events import decode_event, mariadb_status_view
 from binlogkit.binlog.reader import BinlogReader
 from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError, TruncatedEventError
 from binlogkit.printer import events as P
@@ -458,6 +458,7 @@ def handle_format_description(p, reader, raw, body):
 
 
 def handle_query(p, reader, raw, body):
+    body = mariadb_status_view(body)
     is_xa = bool(p.state.gtid_ev_flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA))
     if not P.is_trans_keyword(body.query, is_xa):
         if p.shall_skip_database(body.db):

@@ -189,6 +189,10 @@ class UnprintableColumnError(UnsupportedTypeError):
         self.tool_text = tool_text
 
 
+# MySQL's VECTOR (242) and JSON (245): no MariaDB type has these codes
+MYSQL_ONLY_TYPES = frozenset({242, 243, 244, 245})
+
+
 def _unprintable(col_type, meta, column):
     """(text written, exception) for a value log_event_print_value cannot print."""
     real, _ = resolve_type(col_type, meta)
@@ -197,6 +201,8 @@ def _unprintable(col_type, meta, column):
     if real == R.MYSQL_TYPE_BLOB:
         return b"!! Unknown BLOB packlen=0", UnsupportedTypeError(col_type, meta, column)
     if real in _PRINT_VALUE_TYPES:     # a fractional precision above 6: the real tool crashes
+        return b"", UnsupportedTypeError(col_type, meta, column)
+    if real in MYSQL_ONLY_TYPES:        # mariadb-binlog 10.11 stops silently, caches not flushed
         return b"", UnsupportedTypeError(col_type, meta, column)
     if real == R.MYSQL_TYPE_DECIMAL:
         text = ("Found Old DECIMAL (mysql-4.1 or earlier). "
