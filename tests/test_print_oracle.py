@@ -24,8 +24,6 @@ NOT_YET.update({
     "alter_two_phase_short_form": _ALTER,
     "alter_two_phase_hexdump": _ALTER,
     "alter_two_phase_base64_never": _ALTER,
-    "gtid_wrap_default": "F5: a GTID with sequence number 0 is an invalid event; in an in-use "
-                         "log the real tool stops there as at EOF (postamble, exit 0)",
     "encrypted_default": "F6: events after START_ENCRYPTION are decoded instead of stopping there",
     "encrypted_hexdump": "F6: events after START_ENCRYPTION are decoded instead of stopping there",
 })
@@ -63,8 +61,6 @@ STDERR_NOT_YET = {
     "bad_truncated_event": _READ_ERROR,
     "bad_truncated_event_vv": _READ_ERROR,
     "bad_corrupt_crc": _READ_ERROR,
-    "gtid_wrap_default": NOT_YET["gtid_wrap_default"],
-    "gtid_wrap_v": NOT_YET["gtid_wrap_default"],
     "encrypted_default": NOT_YET["encrypted_default"],
     "encrypted_hexdump": NOT_YET["encrypted_default"],
     "compressed_columns_flashback_v": "F2: compressed columns under --flashback",

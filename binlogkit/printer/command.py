@@ -199,6 +199,8 @@ def run_print(files, kw):
         return 0
     except BinlogkitError as exc:   # BinlogError included
         _flush_quietly(out)
+        if getattr(exc, "detail", None):
+            sys.stderr.write(f"ERROR: {exc.detail}\n")
         sys.stderr.write(f"ERROR: {exc}\n")
         for message in getattr(exc, "warnings", ()):
             _warn(message)

@@ -13,7 +13,9 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event, mariadb_status_view
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError, TruncatedEventError
+from binlogkit.errors import (
+    BinlogError, BinlogkitError, EventDecodeError, InvalidEventError, TruncatedEventError,
+)
 from binlogkit.printer import events as P
 from binlogkit.printer.gtid_filter import GtidFiltering
 from binlogkit.printer.state import (
@@ -28,6 +30,9 @@ FLUSH_AT = 1 << 16
 # statements rarely straddle the end of the read buffer
 FAST_READ_AHEAD = 1 << 16
 
+PARTIAL_UPDATE_ROWS_REFUSED = (
+    "Found incompatible MySQL 8.0 PARTIAL_UPDATE_ROWS_EVENT event. You can avoid this event by "
+    "specifying 'binlog-row-value-options=\"\"' in the MySQL server")
 # Events printed by the default branch of process_event()
 SIMPLE_PRINTERS = {
     L.INTVAR_EVENT: P.print_intvar, L.RAND_EVENT: P.print_rand, L.XID_EVENT: P.print_xid,
@@ -281,9 +286,11 @@ class Printer:
                     self._adopt_format(reader)
                 process(reader, raw, stop_position)
                 pos += raw.event_size
-        except TruncatedEventError:
+        except (TruncatedEventError, InvalidEventError) as exc:
             if not reader.in_use:   # a log still being written may end mid-event: EOF
                 raise
+            if isinstance(exc, InvalidEventError):
+                self.error(exc.detail)
 
     def _print_row_statements(self, reader, pos, stop_position):
         """Let the C accelerator print the whole row statements starting at
@@ -345,8 +352,12 @@ class Printer:
         opts = self.options
         type_code = raw.type_code
         body = None
+        if type_code == L.PARTIAL_UPDATE_ROWS_EVENT:
+            raise self.invalid_event(reader, raw, PARTIAL_UPDATE_ROWS_REFUSED)
         if type_code == L.GTID_EVENT or type_code == L.GTID_LIST_EVENT:
             body = decode_event(raw, reader.fde)
+            if type_code == L.GTID_EVENT and body.seq_no == 0:     # Gtid_log_event::is_valid
+                raise self.invalid_event(reader, raw, "Found invalid event in binary log")
             self.gtid_check(reader, raw, body)
         if not self.state.event_group_active:
             return      # a GTID filter left this event group out: not even counted
@@ -385,6 +396,11 @@ class Printer:
             SIMPLE_PRINTERS.get(type_code, P.print_unknown)(self, raw, body)
         if self.flashback is not None:
             self.flashback.end_event(type_code)
+
+    @staticmethod
+    def invalid_event(reader, raw, why):
+        return InvalidEventError(why, data_len=raw.event_size, path=reader.display_name,
+                                 offset=raw.pos, type_code=raw.type_code)
 
     def gtid_check(self, reader, raw, body):
         """The GTID part of process_event: Gtid_list validation, event-group filters."""
