@@ -24,8 +24,6 @@ NOT_YET.update({
     "alter_two_phase_short_form": _ALTER,
     "alter_two_phase_hexdump": _ALTER,
     "alter_two_phase_base64_never": _ALTER,
-    "encrypted_default": "F6: events after START_ENCRYPTION are decoded instead of stopping there",
-    "encrypted_hexdump": "F6: events after START_ENCRYPTION are decoded instead of stopping there",
 })
 
 
@@ -61,8 +59,6 @@ STDERR_NOT_YET = {
     "bad_truncated_event": _READ_ERROR,
     "bad_truncated_event_vv": _READ_ERROR,
     "bad_corrupt_crc": _READ_ERROR,
-    "encrypted_default": NOT_YET["encrypted_default"],
-    "encrypted_hexdump": NOT_YET["encrypted_default"],
     "compressed_columns_flashback_v": "F2: compressed columns under --flashback",
     "bad_directory": "a directory: the real tool's \"Error reading file '<f>' (Errcode: 21 ...)\" then "
                      "\"Failed reading header; probably an empty file.\"",

@@ -96,6 +96,7 @@ class Printer:
         self._load_dir = options.local_load
         # offset / start-datetime: pass nothing until the first event that qualifies
         self._skipping = bool(options.offset or options.start_datetime)
+        self.encrypted = False
         self._print_at = row_event_positions(options)
         self.encoded = P.do_print_encoded(self)
         self._table_map_texts = {}
@@ -297,7 +298,7 @@ class Printer:
         `pos` (see speedups.print_row_statements); returns where to go on.
         It starts only from a clean state: no statement half printed."""
         st = self.state
-        if (self._skipping or not st.printed_fd_event or st.head or st.body or st.tail
+        if (self._skipping or self.encrypted or not st.printed_fd_event or st.head or st.body or st.tail
                 or st.row_events or self.annotate is not None or st.ignored_maps
                 or not st.event_group_active or reader.fde.event_type_permutation is not None):
             return pos
@@ -341,6 +342,7 @@ class Printer:
     def _adopt_format(self, reader):
         fde = reader.fde
         self._fast_context = None
+        self.encrypted = False      # a Start_encryption event encrypts the rest of its file
         self.header_len = fde.header_len
         self.options_written_mask = options_written_mask(fde)
 
@@ -352,6 +354,11 @@ class Printer:
         opts = self.options
         type_code = raw.type_code
         body = None
+        if self.encrypted:      # binlogkit has no key: read_log_event cannot decrypt it
+            raise InvalidEventError("Event decryption failure", data_len=L.UINT32.unpack_from(raw.data)[0],
+                                    path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
+        if type_code == L.START_ENCRYPTION_EVENT:
+            self.encrypted = True
         if type_code == L.PARTIAL_UPDATE_ROWS_EVENT:
             raise self.invalid_event(reader, raw, PARTIAL_UPDATE_ROWS_REFUSED)
         if type_code == L.GTID_EVENT or type_code == L.GTID_LIST_EVENT:
@@ -655,6 +662,8 @@ def dump(paths, out, options, zone, warn=None, error=None):
                     break
                 start = L.BIN_LOG_HEADER_SIZE
         except BinlogkitError as exc:   # the real tool warns after its error line
+            if isinstance(exc, BinlogError) and last and exc.offset is not None:
+                printer.end_position = exc.offset       # a read there counts as reaching it
             exc.warnings = unreached_stop_warnings(printer, options)
             printer.gtids.verify_completed_state(exc.warnings.append)
             raise
