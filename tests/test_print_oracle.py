@@ -13,18 +13,10 @@ VERBOSE_CASES = {"v", "vv", "vv_decode_rows", "vv_no_row_count", "stdin_vv",
                  "compressed_columns_vv_decode_rows", "compressed_columns_flashback_v", "gtid_wrap_v"}
 # Recorded options binlogkit does not implement yet; each must still fail
 # (strict xfail), so support landing later shows up here.
+# Known differences found by bench/explore_mariadb.py on binlogs the fixtures did not cover
+# (bench/explore_findings.md has the reproducer and the suspected cause of each F<n>) go here too.
 NOT_YET = {
 }
-# Known differences found by bench/explore_mariadb.py on binlogs the fixtures did not
-# cover (bench/explore_findings.md has the reproducer and the suspected cause of each F<n>).
-_ALTER = ("F3: binlog_alter_two_phase: GTID START/COMMIT/ROLLBACK ALTER flags not printed, "
-          "the ALTER Query not printed as BINLOG base64, Query status GTID_FLAGS3 misparsed")
-NOT_YET.update({
-    "alter_two_phase_default": _ALTER,
-    "alter_two_phase_short_form": _ALTER,
-    "alter_two_phase_hexdump": _ALTER,
-    "alter_two_phase_base64_never": _ALTER,
-})
 
 
 def _params():

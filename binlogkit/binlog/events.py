@@ -480,8 +480,7 @@ def decode_mariadb_gtid(data, raw, fde):
     if flags2 & L.FL_GROUP_COMMIT_ID:
         body.commit_id = L.UINT64.unpack_from(data, pos)[0]
         pos += 8
-    elif not flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA):
-        pos = fde.header_len + GTID_HEADER_LEN  # the post-header is zero-padded
+    # flags_extra follows at once (in what is otherwise the zero padding of the post-header)
     if flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA):
         body.xid, pos = _read_gtid_xid(data, pos)
     if pos < len(data):

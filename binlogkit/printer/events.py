@@ -224,10 +224,29 @@ def print_time_zone_lc_db(st, body, out):
         st.charset_database_number = body.charset_database
 
 
+TWO_PHASE_ALTER = L.FL_START_ALTER_E1 | L.FL_COMMIT_ALTER_E1 | L.FL_ROLLBACK_ALTER_E1
+
+
+def print_two_phase_alter(p, raw, body, out):
+    """A START / COMMIT / ROLLBACK ALTER Query (binlog_alter_two_phase): the real tool prints
+    the event as BINLOG base64 (in a 10.6 comment for START and ROLLBACK), never its text;
+    -v adds the query as a ### line."""
+    d = p.state.delimiter
+    if do_print_encoded(p):
+        comment = body.gtid_flags3 & (L.FL_START_ALTER_E1 | L.FL_ROLLBACK_ALTER_E1)
+        out.append(b"/*!100600 BINLOG '\n" if comment else b"BINLOG '\n")
+        write_base64(p, raw, out)
+        out.append(b"' */%s\n" % d if comment else b"'%s\n" % d)
+    if p.options.verbose:
+        out.append(b"### %s\n" % body.query)
+
+
 def print_query(p, raw, body):
     out = []
     print_query_header(p, raw, body, out)
-    if not p.options.flashback:
+    if body.gtid_flags3 and body.gtid_flags3 & TWO_PHASE_ALTER and not p.options.flashback:
+        print_two_phase_alter(p, raw, body, out)
+    elif not p.options.flashback:
         out.append(body.query + b"\n" + p.state.delimiter + b"\n")
     elif body.query == b"BEGIN":        # --flashback: the transaction runs backwards
         out.append(b"COMMIT\n" + p.state.delimiter + b"\n")
