@@ -51,7 +51,6 @@ STDERR_NOT_YET = {
     "bad_truncated_event": _READ_ERROR,
     "bad_truncated_event_vv": _READ_ERROR,
     "bad_corrupt_crc": _READ_ERROR,
-    "compressed_columns_flashback_v": "F2: compressed columns under --flashback",
     "bad_directory": "a directory: the real tool's \"Error reading file '<f>' (Errcode: 21 ...)\" then "
                      "\"Failed reading header; probably an empty file.\"",
     "bad_missing": "a missing file: the real tool's \"File '<f>' not found (Errcode: 2 ...)\"",

@@ -50,8 +50,19 @@ def quote_bytes(data):
     return b"'" + data + b"'"
 
 
+# MariaDB's compressed columns: log_event_print_value prints the stored bytes (the compression
+# header byte, then raw or zlib data) as it prints a VARCHAR / BLOB of the same metadata
+STORED_AS = {R.MYSQL_TYPE_VARCHAR_COMPRESSED: R.MYSQL_TYPE_VARCHAR,
+             R.MYSQL_TYPE_BLOB_COMPRESSED: R.MYSQL_TYPE_BLOB}
+
+
 def type_string(col_type, meta):
     """The typestr log_event_print_value fills in (the -vv comment's first word)."""
+    if col_type == R.MYSQL_TYPE_VARCHAR_COMPRESSED:
+        return b"VARSTRING(%d) COMPRESSED" % meta
+    if col_type == R.MYSQL_TYPE_BLOB_COMPRESSED:
+        name = _BLOB_NAMES.get(meta)
+        return name + b" COMPRESSED" if name else None
     real, length = resolve_type(col_type, meta)
     name = _INT_NAMES.get(real)
     if name is not None:
@@ -273,6 +284,7 @@ def _print_image(out, table_map, cols, width, data, pos, end, clause, verbose):
             text, exc = _unprintable(col_type, meta, col)
             out.append(text)
             raise exc
+        col_type = STORED_AS.get(col_type, col_type)
         if is_null:
             out.append(b"NULL")
         else:
