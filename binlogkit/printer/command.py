@@ -151,7 +151,10 @@ def choose_flavor(files, requested):
 
 
 def _dump(files, out, options, zone, kw):
-    flavor = choose_flavor(files, kw.get("flavor"))
+    requested = kw.get("flavor")
+    if (not requested or requested.lower() == "auto") and options.flashback:
+        requested = "mariadb"   # only mariadb-binlog has --flashback: it prints MySQL logs too
+    flavor = choose_flavor(files, requested)
     mysql_only = [name for name in ("include_gtids", "exclude_gtids") if kw.get(name) is not None]
     if flavor != "mysql":
         if mysql_only or kw.get("skip_gtids"):

@@ -30,6 +30,7 @@ FLUSH_AT = 1 << 16
 # statements rarely straddle the end of the read buffer
 FAST_READ_AHEAD = 1 << 16
 
+INCIDENT_LOST_EVENTS = 1      # the only incident MariaDB knows (INCIDENT_COUNT is 2)
 PARTIAL_UPDATE_ROWS_REFUSED = (
     "Found incompatible MySQL 8.0 PARTIAL_UPDATE_ROWS_EVENT event. You can avoid this event by "
     "specifying 'binlog-row-value-options=\"\"' in the MySQL server")
@@ -361,6 +362,10 @@ class Printer:
             self.encrypted = True
         if type_code == L.PARTIAL_UPDATE_ROWS_EVENT:
             raise self.invalid_event(reader, raw, PARTIAL_UPDATE_ROWS_REFUSED)
+        if type_code == L.INCIDENT_EVENT:
+            body = decode_event(raw, reader.fde)
+            if body.incident != INCIDENT_LOST_EVENTS:     # Incident_log_event::is_valid
+                raise self.invalid_event(reader, raw, "Found invalid event in binary log")
         if type_code == L.GTID_EVENT or type_code == L.GTID_LIST_EVENT:
             body = decode_event(raw, reader.fde)
             if type_code == L.GTID_EVENT and body.seq_no == 0:     # Gtid_log_event::is_valid
