@@ -31,9 +31,15 @@ FLUSH_AT = 1 << 16
 FAST_READ_AHEAD = 1 << 16
 
 INCIDENT_LOST_EVENTS = 1      # the only incident MariaDB knows (INCIDENT_COUNT is 2)
-PARTIAL_UPDATE_ROWS_REFUSED = (
-    "Found incompatible MySQL 8.0 PARTIAL_UPDATE_ROWS_EVENT event. You can avoid this event by "
-    "specifying 'binlog-row-value-options=\"\"' in the MySQL server")
+# MySQL 8.0 events mariadb-binlog's read_log_event refuses, with its reason
+MYSQL_REFUSED = {
+    L.PARTIAL_UPDATE_ROWS_EVENT: (
+        "Found incompatible MySQL 8.0 PARTIAL_UPDATE_ROWS_EVENT event. You can avoid this event "
+        "by specifying 'binlog-row-value-options=\"\"' in the MySQL server"),
+    L.TRANSACTION_PAYLOAD_EVENT: (
+        "Found incompatible MySQL 8.0 TRANSACTION_PAYLOAD_EVENT event. You can avoid this event "
+        "by specifying 'binlog_transaction_compression=0' in the MySQL server"),
+}
 # Events printed by the default branch of process_event()
 SIMPLE_PRINTERS = {
     L.INTVAR_EVENT: P.print_intvar, L.RAND_EVENT: P.print_rand, L.XID_EVENT: P.print_xid,
@@ -360,8 +366,8 @@ class Printer:
                                     path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
         if type_code == L.START_ENCRYPTION_EVENT:
             self.encrypted = True
-        if type_code == L.PARTIAL_UPDATE_ROWS_EVENT:
-            raise self.invalid_event(reader, raw, PARTIAL_UPDATE_ROWS_REFUSED)
+        if type_code in MYSQL_REFUSED:
+            raise self.invalid_event(reader, raw, MYSQL_REFUSED[type_code])
         if type_code == L.INCIDENT_EVENT:
             body = decode_event(raw, reader.fde)
             if body.incident != INCIDENT_LOST_EVENTS:     # Incident_log_event::is_valid
@@ -394,8 +400,7 @@ class Printer:
                 type_code not in KNOWN_TYPES and raw.flags & L.LOG_EVENT_IGNORABLE_F)):
             handler = handle_ignorable
         if handler is None and type_code not in KNOWN_TYPES and not opts.force_read:
-            raise BinlogError(f"Unknown event type {type_code}", path=reader.display_name,
-                              offset=raw.pos, type_code=type_code)
+            raise self.invalid_event(reader, raw, "Found invalid event in binary log")
         if self._print_at:
             self.write(b"# at %d\n" % raw.pos)
         self.hexdump_from = raw.pos
