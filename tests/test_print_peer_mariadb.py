@@ -24,15 +24,11 @@ SHARED = ROOT.parent / "shared"
 # not ERROR/WARNING lines are not compared (see oracle.stderr_messages)
 _TRUNCATED = ("issue 13: a truncated event's read error as the real tool words it (in an in-use log "
               "too: \"Error in Log_event::read_log_event(): 'Event truncated'\", exit 0)")
-_PRE_GA = ("pre-GA 5.1 rows events (types 20-22 of the wl2325 tree): the real tool names them "
-           "Write_rows_old... and stops on them")
 STDERR_NOT_YET = {
     "binlog_truncated_event.000001": _TRUNCATED,
     "binlog_truncated_prev_gtid_event.000001": _TRUNCATED,
-    "ver_5_1-wl2325_r.001": _PRE_GA,
 }
 NOT_YET = {
-    "ver_5_1-wl2325_r.001": _PRE_GA,
 }
 
 

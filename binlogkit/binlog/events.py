@@ -388,7 +388,7 @@ class BlockBody:
 @register(L.BEGIN_LOAD_QUERY_EVENT, L.APPEND_BLOCK_EVENT)
 def decode_block(data, raw, fde):
     pos = fde.header_len
-    post = fde.post_header(raw.type_code, 4)
+    post = fde.post_header(L.APPEND_BLOCK_EVENT, 4)    # Begin_load_query uses Append_block's too
     file_id = L.UINT32.unpack_from(data, pos)[0]
     return BlockBody(file_id, bytes(data[pos + post:]))
 

@@ -350,6 +350,12 @@ class Printer:
         fde = reader.fde
         self._fast_context = None
         self.encrypted = False      # a Start_encryption event encrypts the rest of its file
+        # mariadb-binlog 10.11 takes pre-GA 5.1 event type codes literally (no renumbering)
+        permutation = fde.event_type_permutation
+        if permutation is not None:
+            fde.post_header_len = bytes(fde.post_header_len[permutation[old] - 1]
+                                        for old in range(1, len(fde.post_header_len) + 1))
+            fde.event_type_permutation = None
         self.header_len = fde.header_len
         self.options_written_mask = options_written_mask(fde)
 
@@ -401,11 +407,14 @@ class Printer:
             handler = handle_ignorable
         if handler is None and type_code not in KNOWN_TYPES and not opts.force_read:
             raise self.invalid_event(reader, raw, "Found invalid event in binary log")
+        if body is None:        # read_log_event: an event that cannot be built is invalid
+            try:
+                body = decode_event(raw, reader.fde)
+            except EventDecodeError:
+                raise self.invalid_event(reader, raw, "Found invalid event in binary log") from None
         if self._print_at:
             self.write(b"# at %d\n" % raw.pos)
         self.hexdump_from = raw.pos
-        if body is None:
-            body = decode_event(raw, reader.fde)
         if handler is not None:
             handler(self, reader, raw, body)
         else:
