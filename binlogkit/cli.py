@@ -1,6 +1,8 @@
 """binlogkit's command line: a thin click layer over the library.
 
-Exit status: 0 success, 1 error (bad input, unreadable file), 2 usage error.
+Exit status: 0 success, 1 error (bad input, unreadable file), 2 usage error; `print` exits
+with my_getopt's codes (2 unknown option, 3 ambiguous, 4/5 argument, 7 unknown variable, 9 suffix,
+13 invalid value) for option errors, as mariadb-binlog does.
 """
 import sys
 
@@ -18,60 +20,89 @@ BOOL_OPTIONS = {
 # do/ignore conflicts are reported for the later option, so their order matters
 ID_FILTER_OPTIONS = ("server-id", "do-server-ids", "ignore-server-ids",
                      "do-domain-ids", "ignore-domain-ids")
-FALSE_WORDS = {"0", "off", "false", "no"}
-TRUE_WORDS = {"1", "on", "true", "yes"}
+PROGNAME = "mariadb-binlog"      # the name in option messages, as scripts see it
 
 
-# my_load_defaults' options: binlogkit reads no option files, so they change nothing
-OPTION_FILE_OPTIONS = {"no-defaults", "defaults-file", "defaults-extra-file",
-                       "defaults-group-suffix"}
+def click_options(command):
+    """{long name: (short letter, kind)} of a click command's options (mygetopt's table shape)."""
+    spec = {}
+    for param in command.params:
+        if not isinstance(param, click.Option):
+            continue
+        longs = [opt[2:] for opt in param.opts if opt.startswith("--")]
+        shorts = [opt[1:] for opt in param.opts if len(opt) == 2 and opt[0] == "-"]
+        if param.count or (param.is_flag and not param.secondary_opts and longs[0] not in BOOL_OPTIONS):
+            kind = "flag"
+        elif param.is_flag or longs[0] in BOOL_OPTIONS:
+            kind = "bool"
+        else:
+            kind = "str"
+        for name in longs:
+            spec[name] = (shorts[0] if shorts else None, kind)
+    return spec
 
 
-def normalize_args(args, long_names=()):
-    """Accept mysqlbinlog spellings: underscores, --opt=0, --skip-opt, -vv, the
-    option-file options, unique prefixes of long names (my_getopt's rule), and
-    the password's optional value (-p / --password alone: ask)."""
+def normalize_args(args, known, stdout=None, stderr=None):
+    """mariadb-binlog's command line -> click's: option files read (optionfile), then every
+    argument parsed as its my_getopt does (mygetopt); the real tool's options that binlogkit
+    does not implement (`known` lacks them) are accepted and ignored, as the real tool ignores
+    them for local files.  Exits (status, messages as the real tool's) on option errors,
+    --print-defaults and -V/--version."""
+    from binlogkit.mygetopt import MARIADB_BINLOG_OPTIONS, Getopt, GetoptError
+    from binlogkit.optionfile import DefaultsError, format_print_defaults, load_defaults
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    try:
+        found, file_args, rest = load_defaults(args, warn=lambda text: stderr.write(text + "\n"))
+    except DefaultsError as exc:
+        stderr.write("".join(line + "\n" for line in exc.args[0]))
+        sys.exit(exc.exit_code)
+    if found.print_defaults:
+        stdout.write(format_print_defaults(PROGNAME, file_args, rest))
+        sys.exit(0)
+    versions = []
+    extras = {name: spec for name, spec in known.items() if name not in MARIADB_BINLOG_OPTIONS}
+    getopt = Getopt(extras=extras, progname=PROGNAME, stderr=stderr,
+                    on_version=lambda: versions.append(stdout.write(version_text())))
+    try:
+        parsed = getopt.parse(file_args, rest)
+    except GetoptError as exc:
+        stderr.write("".join(line + "\n" for line in exc.lines))
+        stdout.flush()
+        sys.exit(exc.code)
+    if versions:
+        stdout.flush()
+        sys.exit(0)
+    return _known_only(parsed, known)
+
+
+def _known_only(parsed, known):
     out = []
-    for arg in args:
-        if arg.startswith("-p") and not arg.startswith("--"):
-            out.append("--password=" + arg[2:] if len(arg) > 2 else "--password-prompt")
-            continue
-        if arg == "--password":
-            out.append("--password-prompt")
-            continue
-        if not arg.startswith("--") or arg == "--":
+    for i, arg in enumerate(parsed):
+        if arg == "--":
+            return out + parsed[i:]
+        if not arg.startswith("--"):
             out.append(arg)
             continue
-        name, eq, value = arg[2:].partition("=")
-        name = name.replace("_", "-")
-        if name in OPTION_FILE_OPTIONS:
+        if arg == "--password":         # -p / --password without a value: ask on the terminal
+            out.append("--password-prompt")
             continue
-        name = _expand_prefix(name, long_names)
-        if name in BOOL_OPTIONS and eq:
-            word = value.lower()
-            if word in FALSE_WORDS:
-                out.append(f"--skip-{name}")
-                continue
-            if word in TRUE_WORDS:
-                out.append(f"--{name}")
-                continue
-        out.append(f"--{name}{eq}{value}")
+        name = arg[2:].partition("=")[0]
+        if name not in known and name.startswith("skip-"):
+            name = name[5:]
+        if name in known or name == "help":
+            out.append(arg)
     return out
 
 
-def _expand_prefix(name, long_names):
-    """`start-pos` -> `start-position` when exactly one long option starts so."""
-    if not long_names or name in long_names:
-        return name
-    skip = name.startswith("skip-")
-    stem = name[5:] if skip else name
-    found = [n for n in long_names if n.startswith(stem)]
-    if len(found) != 1:
-        return name
-    full = ("skip-" if skip else "") + found[0]
-    sys.stderr.write(f"Info: Using unique option prefix '{name}' is error-prone and can break in "
-                     f"the future. Please use the full name '{full}' instead.\n")
-    return full
+def version_text():
+    """-V: the real tool's shape, "<name> Ver <client version> for <os> at <machine>"."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        own = version("binlogkit")
+    except PackageNotFoundError:
+        own = "unknown"
+    return f"{PROGNAME} Ver 3.5 for binlogkit-{own} at {platform.machine()}\n"
 
 
 def id_filter_order(args):
@@ -89,9 +120,7 @@ def id_filter_order(args):
 
 class MysqlbinlogCommand(click.Command):
     def parse_args(self, ctx, args):
-        long_names = {opt[2:] for param in self.params if isinstance(param, click.Option)
-                      for opt in param.opts if opt.startswith("--")}
-        args = normalize_args(args, long_names)
+        args = normalize_args(args, click_options(self))
         ctx.meta["binlogkit.id_filters"] = id_filter_order(args)
         return super().parse_args(ctx, args)
 
@@ -131,7 +160,7 @@ def _bool(name, short=None, default=False, help="", hidden=False):
 @click.argument("files", nargs=-1, required=True)
 @_bool("short-form", "-s", help="Just show regular queries: no extra info, no row events.")
 @_bool("hexdump", "-H", help="Augment output with hexadecimal and ASCII event dump.")
-@click.option("--base64-output", type=click.Choice(["auto", "never", "decode-rows", "always", "unspec"],
+@click.option("--base64-output", type=click.Choice(["auto", "never", "decode-rows", "unspec"],
               case_sensitive=False), default="auto", help="When to print BINLOG base64 statements.")
 @click.option("-v", "--verbose", count=True, help="Reconstruct pseudo-SQL from row events (-vv: with types).")
 @click.option("-j", "--start-position", default=None,

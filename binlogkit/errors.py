@@ -47,9 +47,16 @@ class EventDecodeError(BinlogError):
     """An event body is malformed for its type."""
 
 
-class InvalidEventError(EventDecodeError):
-    """An event its type's decoder rejects (mariadb-binlog: 'Found invalid event in
-    binary log', a read error)."""
+class InvalidEventError(BinlogError):
+    """An event mariadb-binlog's read_log_event rejects (an invalid GTID, an incompatible
+    MySQL event, an event it cannot decrypt).  `detail` is the real tool's first error line;
+    the message is its second ("Could not read entry at offset N: ...")."""
+
+    def __init__(self, why, *, data_len, path=None, offset=None, type_code=None):
+        super().__init__(f"Could not read entry at offset {offset}: Error in log format or read error.",
+                         path=path, offset=offset, type_code=type_code)
+        self.detail = (f"Error in Log_event::read_log_event(): '{why}', data_len: {data_len}, "
+                       f"event_type: {type_code}")
 
 
 class SlowlogError(BinlogkitError):

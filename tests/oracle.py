@@ -4,6 +4,10 @@ fixtures/expected/manifest.json (written by fixtures/generate.py) lists, per
 case, the arguments, input files, TZ, and the real tool's stdout / exit code
 (and --result-file content).  The only normalisation is the manifest's own
 masks: temp-dir paths, which the real tool also varies between runs.
+
+stderr (check_stderr): the messages of the ERROR / WARNING lines (and of a failing run's bare
+lines) must be the real tool's, in order; binlogkit's "<file>, offset N[, event type T]: "
+location, the program-name prefix and the bell are not compared.
 """
 import difflib
 import json
@@ -66,6 +70,34 @@ def diff_text(expected, actual, name):
     return text[:20000] + ("\n... (diff cut)" if len(text) > 20000 else "")
 
 
+_LOCATION = re.compile(r"^ERROR: .*?, offset \d+(?:, event type \d+)?: ")
+_PROGNAME = re.compile(r"^\a?(?:\S*/)?(?:mariadb-binlog|mysqlbinlog): ")
+
+
+def stderr_messages(data, root=None):
+    """The comparable messages of a stderr text (see the module docstring)."""
+    text = data.decode("latin-1")
+    if root is not None:
+        text = text.replace(str(root) + "/", "")
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith(("Info: ", "Warning: ")):
+            continue
+        line = _PROGNAME.sub("", _LOCATION.sub("ERROR: ", line))
+        out.append(line[len("ERROR: "):] if line.startswith("ERROR: ") else line)
+    return out
+
+
+def check_stderr(case, workdir, env=None):
+    """Assert binlogkit's stderr messages are the real tool's for a recorded case."""
+    _, stderr, code, _ = run_case(case, workdir, env)
+    want = (ROOT / case["stderr"]).read_bytes() if case["stderr"] else b""
+    expected, actual = stderr_messages(want), stderr_messages(stderr, ROOT)
+    assert actual == expected, (f"{case_id(case)} stderr:\n  mariadb-binlog: {expected}\n"
+                                f"  binlogkit:      {actual}")
+    assert code == case["exit"]
+
+
 def check_case(case, workdir, manifest, env=None):
     """Assert binlogkit reproduces a recorded case; raises AssertionError with a diff."""
     stdout, stderr, code, result = run_case(case, workdir, env)
@@ -79,6 +111,8 @@ def check_case(case, workdir, manifest, env=None):
     if case["exit"] != 0:
         lines = stderr.decode(errors="replace").strip().splitlines()
         assert lines and lines[-1].strip(), "an error must say what went wrong on stderr"
+    if not case["stderr"] and case["exit"] == 0:    # the real tool said nothing: nor do we
+        assert stderr_messages(stderr, ROOT) == [], stderr.decode(errors="replace")
     if case.get("result_file"):
         want = apply_masks((ROOT / case["result_file"]).read_bytes(), masks, defs)
         got = apply_masks(result or b"", masks, defs)

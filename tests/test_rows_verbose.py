@@ -285,12 +285,6 @@ _MANIFEST = oracle.load_manifest()
 # (checked separately below, line by line, for every case).
 NOT_EXACT = {
     # bench/explore_findings.md (bench/explore_mariadb.py findings)
-    "alter_two_phase_vv_decode_rows": "F3: two-phase ALTER Query events print as `### <query>` "
-                                      "with -v and decode-rows; GTID START/COMMIT ALTER flags",
-    "compressed_columns_v": "F2: compressed column types 140/141 cannot be printed by -v",
-    "compressed_columns_vv_decode_rows": "F2: compressed column types 140/141 cannot be printed by -vv",
-    "compressed_columns_flashback_v": "F2: compressed column types 140/141 under --flashback",
-    "gtid_wrap_v": "F5: a GTID with sequence number 0 ends an in-use log (postamble, exit 0)",
 }
 # (set, case) pairs whose non-row text still differs
 NOT_EXACT_IN_SET = {

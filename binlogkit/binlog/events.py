@@ -6,10 +6,10 @@ Unknown types decode to `UnknownBody`.  No I/O and no printing here.
 """
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from binlogkit.binlog import layout as L
-from binlogkit.errors import InvalidEventError
+from binlogkit.errors import EventDecodeError
 
 DECODERS = {}
 
@@ -25,14 +25,14 @@ def register(*type_codes):
 def decode_event(raw, fde, path=None):
     """Decode the body of RawEvent `raw` under format description `fde`.
 
-    A malformed body raises InvalidEventError (an EventDecodeError) with the event's offset and
+    A malformed body raises EventDecodeError with the event's offset and
     type, and `path` (the file's name, e.g. BinlogReader.display_name).
     """
     decoder = DECODERS.get(raw.type_code, decode_unknown)
     try:
         return decoder(raw.payload, raw, fde)
     except (IndexError, ValueError, struct.error, zlib.error) as exc:
-        raise InvalidEventError(f"Found invalid event in binary log, data_len: {raw.event_size}, "
+        raise EventDecodeError(f"Found invalid event in binary log, data_len: {raw.event_size}, "
                                 f"event_type: {raw.type_code} (malformed "
                                 f"{L.TYPE_NAMES.get(raw.type_code, 'Unknown')} event: {exc})",
                                 path=path, offset=raw.pos, type_code=raw.type_code) from None
@@ -151,11 +151,31 @@ class QueryBody:
     dup_handling: int = None
 
 
+# Query status variables only MySQL writes: MariaDB's Query_log_event stops reading status
+# variables at the first of them (so mariadb-binlog shows neither MySQL's microseconds nor its
+# DDL xid); binlogkit reads on, and keeps in extra["mariadb_view"] what MariaDB had read by then
+MYSQL_ONLY_STATUS_CODES = frozenset(range(L.Q_MICROSECONDS, L.Q_DEFAULT_TABLE_ENCRYPTION + 1))
+_STATUS_FIELDS = ("flags2", "sql_mode", "auto_increment_increment", "auto_increment_offset",
+                  "charset", "time_zone", "lc_time_names", "charset_database", "when_sec_part",
+                  "xid", "catalog", "table_map_for_update", "invoker_user", "invoker_host",
+                  "updated_db_names", "gtid_flags3", "character_set_collations")
+
+
+def mariadb_status_view(body):
+    """`body` as MariaDB reads it: the status variables after a MySQL-only one dropped."""
+    view = body.extra.get("mariadb_view")
+    if view is None:
+        return body
+    return replace(body, **view)
+
+
 def _status_vars(body, data, pos, end):
     """Parse Query status variables in [pos, end) into `body`."""
     while pos < end:
         code = data[pos]
         pos += 1
+        if code in MYSQL_ONLY_STATUS_CODES and "mariadb_view" not in body.extra:
+            body.extra["mariadb_view"] = {name: getattr(body, name) for name in _STATUS_FIELDS}
         if code == L.Q_FLAGS2_CODE:
             body.flags2 = L.UINT32.unpack_from(data, pos)[0]
             pos += 4
@@ -211,6 +231,9 @@ def _status_vars(body, data, pos, end):
         elif code == L.Q_GTID_FLAGS3:
             body.gtid_flags3 = data[pos]
             pos += 1
+            if body.gtid_flags3 & (L.FL_COMMIT_ALTER_E1 | L.FL_ROLLBACK_ALTER_E1):
+                body.extra["sa_seq_no"] = L.UINT64.unpack_from(data, pos)[0]
+                pos += 8
         elif code == L.Q_CHARACTER_SET_COLLATIONS:
             n, start = net_field_length(data, pos)
             body.character_set_collations = bytes(data[start:start + n])
@@ -366,7 +389,7 @@ class BlockBody:
 @register(L.BEGIN_LOAD_QUERY_EVENT, L.APPEND_BLOCK_EVENT)
 def decode_block(data, raw, fde):
     pos = fde.header_len
-    post = fde.post_header(raw.type_code, 4)
+    post = fde.post_header(L.APPEND_BLOCK_EVENT, 4)    # Begin_load_query uses Append_block's too
     file_id = L.UINT32.unpack_from(data, pos)[0]
     return BlockBody(file_id, bytes(data[pos + post:]))
 
@@ -458,8 +481,7 @@ def decode_mariadb_gtid(data, raw, fde):
     if flags2 & L.FL_GROUP_COMMIT_ID:
         body.commit_id = L.UINT64.unpack_from(data, pos)[0]
         pos += 8
-    elif not flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA):
-        pos = fde.header_len + GTID_HEADER_LEN  # the post-header is zero-padded
+    # flags_extra follows at once (in what is otherwise the zero padding of the post-header)
     if flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA):
         body.xid, pos = _read_gtid_xid(data, pos)
     if pos < len(data):

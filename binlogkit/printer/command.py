@@ -3,6 +3,7 @@
 The flavor comes from the first file's format description event (MariaDB
 server versions contain "MariaDB"); `--flavor mysql|mariadb` overrides it.
 """
+import calendar
 import os
 import re
 import sys
@@ -14,19 +15,22 @@ from binlogkit.printer.state import MY_TIME_T_MAX, PrintOptions
 from binlogkit.tz import ZoneTable
 
 _DATETIME = re.compile(
-    r"^\s*(\d{2,4})[-/.:]?(\d{1,2})[-/.:]?(\d{1,2})[ T]+(\d{1,2})[:.]?(\d{1,2})[:.]?(\d{1,2})"
+    r"^\s*(\d{2,4})[-/.:]?(\d{1,2})[-/.:]?(\d{1,2})[ T]+(\d{1,2})(?:[:.]?(\d{1,2})(?:[:.]?(\d{1,2}))?)?"
     r"(?:\.(\d{1,6}))?\s*$")
+_COMPACT_DATETIME = re.compile(r"^\s*(\d{2}|\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(?:\.(\d{1,6}))?\s*$")
 
 
 def parse_datetime(text, zone):
-    """str_to_datetime + my_system_gmt_sec: a full local date and time -> epoch."""
-    match = _DATETIME.match(text)
+    """str_to_datetime + my_system_gmt_sec: a full local date and time -> epoch
+    ("YYYY-MM-DD hh[:mm[:ss]]" with any of -/.: as separators, or YYYYMMDDhhmmss / YYMMDDhhmmss)."""
+    match = _DATETIME.match(text) or _COMPACT_DATETIME.match(text)
     if not match:
         raise BinlogkitError(f"Incorrect date and time argument: {text}")
-    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    year, month, day, hour, minute, second = (int(g or 0) for g in match.groups()[:6])
     if len(match.group(1)) == 2:
         year += 2000 if year < 70 else 1900
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 60):
+    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1] and hour < 24
+            and minute < 60 and second < 60):
         raise BinlogkitError(f"Incorrect date and time argument: {text}")
     return zone.mktime_first(year, month, day, hour, minute, second)
 
@@ -47,6 +51,7 @@ def build_options(kw, zone):
         start_datetime=parse_datetime(kw["start_datetime"], zone) if kw["start_datetime"] else 0,
         stop_datetime=(parse_datetime(kw["stop_datetime"], zone) if kw["stop_datetime"]
                        else MY_TIME_T_MAX),
+        stop_datetime_text=kw["stop_datetime"],
         database=kw["database"].encode() if kw["database"] is not None else None,
         table=kw["table"].encode() if kw["table"] is not None else None,
         server_id=_mysql_server_id(kw.get("server_id")), offset=kw["offset"],
@@ -117,12 +122,18 @@ def parse_rewrite_db(rule):
 
 
 def load_zone(name):
+    """--timezone NAME (an unknown name is an error), else $TZ with glibc's rules (an
+    unknown $TZ is UTC, as for the real tool)."""
     try:
-        if name is not None:
-            return ZoneTable.from_tz(name)
-        return ZoneTable.from_tz(os.environ.get("TZ"))
+        if name is None:
+            return ZoneTable.from_tz(os.environ.get("TZ"))
+        table = ZoneTable.from_tz(name)
     except (ValueError, OSError) as exc:
         raise BinlogkitError(f"cannot load time zone {name!r}: {exc}") from None
+    if table.source == "posix" and not any(char.isdigit() for char in name):
+        # no zone file of that name, and a POSIX TZ string needs an offset
+        raise BinlogkitError(f"unknown time zone {name!r}: no such zone file and not a POSIX TZ string")
+    return table
 
 
 def _warn(message):
@@ -141,7 +152,10 @@ def choose_flavor(files, requested):
 
 
 def _dump(files, out, options, zone, kw):
-    flavor = choose_flavor(files, kw.get("flavor"))
+    requested = kw.get("flavor")
+    if (not requested or requested.lower() == "auto") and options.flashback:
+        requested = "mariadb"   # only mariadb-binlog has --flashback: it prints MySQL logs too
+    flavor = choose_flavor(files, requested)
     mysql_only = [name for name in ("include_gtids", "exclude_gtids") if kw.get(name) is not None]
     if flavor != "mysql":
         if mysql_only or kw.get("skip_gtids"):
@@ -228,6 +242,8 @@ def _run_print(files, kw):
         return 0
     except BinlogkitError as exc:   # BinlogError included
         _flush_quietly(out)
+        if getattr(exc, "detail", None):
+            sys.stderr.write(f"ERROR: {exc.detail}\n")
         sys.stderr.write(f"ERROR: {exc}\n")
         for message in getattr(exc, "warnings", ()):
             _warn(message)

@@ -12,13 +12,16 @@ import os
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.events import decode_event
+from binlogkit.binlog.events import decode_event, mariadb_status_view
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, BinlogkitError, EventDecodeError, InvalidEventError
+from binlogkit.errors import (
+    BinlogError, BinlogkitError, EventDecodeError, InvalidEventError,
+)
 from binlogkit.printer import events as P
 from binlogkit.printer.gtid_filter import GtidFiltering
 from binlogkit.printer.state import (
-    BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, PrintState, row_event_positions,
+    BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, MY_TIME_T_MAX, PrintState,
+    row_event_positions,
 )
 
 PREAMBLE = (b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n"
@@ -28,6 +31,16 @@ FLUSH_AT = 1 << 16
 # statements rarely straddle the end of the read buffer
 FAST_READ_AHEAD = 1 << 16
 
+INCIDENT_LOST_EVENTS = 1      # the only incident MariaDB knows (INCIDENT_COUNT is 2)
+# MySQL 8.0 events mariadb-binlog's read_log_event refuses, with its reason
+MYSQL_REFUSED = {
+    L.PARTIAL_UPDATE_ROWS_EVENT: (
+        "Found incompatible MySQL 8.0 PARTIAL_UPDATE_ROWS_EVENT event. You can avoid this event "
+        "by specifying 'binlog-row-value-options=\"\"' in the MySQL server"),
+    L.TRANSACTION_PAYLOAD_EVENT: (
+        "Found incompatible MySQL 8.0 TRANSACTION_PAYLOAD_EVENT event. You can avoid this event "
+        "by specifying 'binlog_transaction_compression=0' in the MySQL server"),
+}
 # Events printed by the default branch of process_event()
 SIMPLE_PRINTERS = {
     L.INTVAR_EVENT: P.print_intvar, L.RAND_EVENT: P.print_rand, L.XID_EVENT: P.print_xid,
@@ -93,6 +106,7 @@ class Printer:
         self._load_dir = options.local_load
         # offset / start-datetime: pass nothing until the first event that qualifies
         self._skipping = bool(options.offset or options.start_datetime)
+        self.encrypted = False
         self._print_at = row_event_positions(options)
         self.encoded = P.do_print_encoded(self)
         self._table_map_texts = {}
@@ -289,8 +303,10 @@ class Printer:
                 if not reader.in_use:
                     raise
                 self.error(in_use_read_error(exc))   # a log still being written: its end
+                self.end_position = pos
                 return pos
             if raw is None:
+                self.end_position = pos
                 return pos
             if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
                 self._adopt_format(reader)
@@ -299,8 +315,9 @@ class Printer:
             except InvalidEventError as exc:
                 if not reader.in_use:
                     raise
-                self.error(in_use_read_error(exc))
-                break
+                self.error(exc.detail)      # read_log_event's line; the in-use log ends here
+                self.end_position = pos
+                return pos
             pos += raw.event_size
 
     def _print_row_statements(self, reader, pos, stop_position):
@@ -308,7 +325,7 @@ class Printer:
         `pos` (see speedups.print_row_statements); returns where to go on.
         It starts only from a clean state: no statement half printed."""
         st = self.state
-        if (self._skipping or not st.printed_fd_event or st.head or st.body or st.tail
+        if (self._skipping or self.encrypted or not st.printed_fd_event or st.head or st.body or st.tail
                 or st.row_events or self.annotate is not None or st.ignored_maps
                 or not st.event_group_active or reader.fde.event_type_permutation is not None):
             return pos
@@ -352,6 +369,13 @@ class Printer:
     def _adopt_format(self, reader):
         fde = reader.fde
         self._fast_context = None
+        self.encrypted = False      # a Start_encryption event encrypts the rest of its file
+        # mariadb-binlog 10.11 takes pre-GA 5.1 event type codes literally (no renumbering)
+        permutation = fde.event_type_permutation
+        if permutation is not None:
+            fde.post_header_len = bytes(fde.post_header_len[permutation[old] - 1]
+                                        for old in range(1, len(fde.post_header_len) + 1))
+            fde.event_type_permutation = None
         self.header_len = fde.header_len
         self.options_written_mask = options_written_mask(fde)
 
@@ -363,8 +387,21 @@ class Printer:
         opts = self.options
         type_code = raw.type_code
         body = None
+        if self.encrypted:      # binlogkit has no key: read_log_event cannot decrypt it
+            raise InvalidEventError("Event decryption failure", data_len=L.UINT32.unpack_from(raw.data)[0],
+                                    path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
+        if type_code == L.START_ENCRYPTION_EVENT and not raw.flags & L.LOG_EVENT_IGNORABLE_F:
+            self.encrypted = True   # (over -R the server decrypts and flags it ignorable)
+        if type_code in MYSQL_REFUSED:
+            raise self.invalid_event(reader, raw, MYSQL_REFUSED[type_code])
+        if type_code == L.INCIDENT_EVENT:
+            body = decode_event(raw, reader.fde)
+            if body.incident != INCIDENT_LOST_EVENTS:     # Incident_log_event::is_valid
+                raise self.invalid_event(reader, raw, "Found invalid event in binary log")
         if type_code == L.GTID_EVENT or type_code == L.GTID_LIST_EVENT:
             body = decode_event(raw, reader.fde)
+            if type_code == L.GTID_EVENT and body.seq_no == 0:     # Gtid_log_event::is_valid
+                raise self.invalid_event(reader, raw, "Found invalid event in binary log")
             self.gtid_check(reader, raw, body)
         if not self.state.event_group_active:
             return      # a GTID filter left this event group out: not even counted
@@ -380,15 +417,21 @@ class Printer:
                     and self._server_filter.excludes_server(raw.server_id)):
                 return
         if raw.when >= opts.stop_datetime or raw.pos >= stop_position:
+            self.stops_reached.update(
+                reason for reason, hit in (("datetime", raw.when >= opts.stop_datetime),
+                                           ("position", raw.pos >= stop_position)) if hit)
             raise StopDump()
         handler = EVENT_HANDLERS.get(type_code)
+        if handler is None and (type_code in P.MYSQL_IGNORED_TYPES or (
+                type_code not in KNOWN_TYPES and raw.flags & L.LOG_EVENT_IGNORABLE_F)):
+            handler = handle_ignorable
         if handler is None and type_code not in KNOWN_TYPES and not opts.force_read:
-            raise InvalidEventError(f"Found invalid event in binary log, data_len: "
-                                    f"{raw.event_size}, event_type: {type_code} (unknown event "
-                                    f"type {type_code})", path=reader.display_name,
-                                    offset=raw.pos, type_code=type_code)
-        if body is None:    # read (and rejected) before anything of it is printed
-            body = decode_event(raw, reader.fde)
+            raise self.invalid_event(reader, raw, "Found invalid event in binary log")
+        if body is None:        # read_log_event: an event that cannot be built is invalid
+            try:
+                body = decode_event(raw, reader.fde)
+            except EventDecodeError:
+                raise self.invalid_event(reader, raw, "Found invalid event in binary log") from None
         if self._print_at:
             self.write(b"# at %d\n" % raw.pos)
         self.hexdump_from = raw.pos
@@ -399,6 +442,11 @@ class Printer:
             SIMPLE_PRINTERS.get(type_code, P.print_unknown)(self, raw, body)
         if self.flashback is not None:
             self.flashback.end_event(type_code)
+
+    @staticmethod
+    def invalid_event(reader, raw, why):
+        return InvalidEventError(why, data_len=raw.event_size, path=reader.display_name,
+                                 offset=raw.pos, type_code=raw.type_code)
 
     def gtid_check(self, reader, raw, body):
         """The GTID part of process_event: Gtid_list validation, event-group filters."""
@@ -450,24 +498,29 @@ def options_written_mask(fde):
         mask |= L.OPTION_IF_EXISTS
     if fde.is_mariadb and fde.version_split >= (10, 10, 1):
         mask |= L.OPTION_EXPLICIT_DEF_TIMESTAMP
-    if fde.is_mariadb and fde.version_split >= (10, 11, 0):
-        mask |= L.OPTION_INSERT_HISTORY
-    return mask
+    # 10.11.19 prints system_versioning_insert_history for every log, MySQL ones included
+    return mask | L.OPTION_INSERT_HISTORY
 
 
 # -- handlers for the events process_event() treats specially -------------------
+
+def handle_ignorable(p, reader, raw, body):
+    p.print_skip_replication(raw)
+    P.print_ignorable(p, raw, body)
+
 
 def handle_format_description(p, reader, raw, body):
     P.print_format_description(p, raw, body)
     if not p.options.force_if_open and raw.flags & L.LOG_EVENT_BINLOG_IN_USE_F:
         raise BinlogError(
             f"Attempting to dump binlog '{reader.display_name}', which was not closed properly. "
-            "Most probably, mysqld is still writing it, or it crashed. "
+            "Most probably, mariadbd is still writing it, or it crashed. "
             "Rerun with --force-if-open to ignore this problem.",
             path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
 
 
 def handle_query(p, reader, raw, body):
+    body = mariadb_status_view(body)
     is_xa = bool(p.state.gtid_ev_flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA))
     if not P.is_trans_keyword(body.query, is_xa):
         if p.shall_skip_database(body.db):
@@ -622,6 +675,20 @@ def in_use_read_error(exc):
     return text + sep + rest if sep else text
 
 
+def unreached_stop_warnings(printer, options):
+    """mariadb-binlog 10.11's warnings for a --stop-datetime / integer --stop-position that no
+    event reached (an end of the last file at or after the position counts as reached)."""
+    out = []
+    if options.stop_datetime != MY_TIME_T_MAX and "datetime" not in printer.stops_reached:
+        text = options.stop_datetime_text
+        out.append(f"Did not reach stop datetime '{text}' before end of input")
+    if (options.stop_gtids is None and options.stop_position != (1 << 64) - 1
+            and "position" not in printer.stops_reached
+            and printer.end_position < options.stop_position):
+        out.append(f"Did not reach stop position {options.stop_position} before end of input")
+    return out
+
+
 def dump(paths, out, options, zone, warn=None, error=None, remote=None):
     """Print `paths` like mariadb-binlog; returns normally or raises BinlogError.
 
@@ -632,19 +699,25 @@ def dump(paths, out, options, zone, warn=None, error=None, remote=None):
     printer.warn = warn or (lambda msg: None)
     printer.error = error or (lambda msg: None)
     printer.preamble()
+    printer.stops_reached = set()
     try:
         start = options.start_position
         try:
             for i, path in enumerate(paths):
                 last = i == len(paths) - 1
                 stop = options.stop_position if last else (1 << 64) - 1
+                printer.end_position = 0
                 if printer.dump_file(path, start, stop):
                     break
                 start = L.BIN_LOG_HEADER_SIZE
         except BinlogkitError as exc:   # the real tool warns after its error line
-            exc.warnings = []
+            if isinstance(exc, BinlogError) and last and exc.offset is not None:
+                printer.end_position = exc.offset       # a read there counts as reaching it
+            exc.warnings = unreached_stop_warnings(printer, options)
             printer.gtids.verify_completed_state(exc.warnings.append)
             raise
+        for message in unreached_stop_warnings(printer, options):
+            printer.warn(message)
         printer.gtids.verify_completed_state(printer.warn)
         if printer.flashback is not None:
             printer.write(printer.flashback.output())

@@ -225,10 +225,29 @@ def print_time_zone_lc_db(st, body, out):
         st.charset_database_number = body.charset_database
 
 
+TWO_PHASE_ALTER = L.FL_START_ALTER_E1 | L.FL_COMMIT_ALTER_E1 | L.FL_ROLLBACK_ALTER_E1
+
+
+def print_two_phase_alter(p, raw, body, out):
+    """A START / COMMIT / ROLLBACK ALTER Query (binlog_alter_two_phase): the real tool prints
+    the event as BINLOG base64 (in a 10.6 comment for START and ROLLBACK), never its text;
+    -v adds the query as a ### line."""
+    d = p.state.delimiter
+    if do_print_encoded(p):
+        comment = body.gtid_flags3 & (L.FL_START_ALTER_E1 | L.FL_ROLLBACK_ALTER_E1)
+        out.append(b"/*!100600 BINLOG '\n" if comment else b"BINLOG '\n")
+        write_base64(p, raw, out)
+        out.append(b"' */%s\n" % d if comment else b"'%s\n" % d)
+    if p.options.verbose:
+        out.append(b"### %s\n" % body.query)
+
+
 def print_query(p, raw, body):
     out = []
     print_query_header(p, raw, body, out)
-    if not p.options.flashback:
+    if body.gtid_flags3 and body.gtid_flags3 & TWO_PHASE_ALTER and not p.options.flashback:
+        print_two_phase_alter(p, raw, body, out)
+    elif not p.options.flashback:
         out.append(body.query + b"\n" + p.state.delimiter + b"\n")
     elif body.query == b"BEGIN":        # --flashback: the transaction runs backwards
         out.append(b"COMMIT\n" + p.state.delimiter + b"\n")
@@ -376,6 +395,21 @@ def print_gtid_list(p, raw, body):
 def print_incident(p, raw, body):
     name = INCIDENT_NAMES.get(body.incident, b"UNKNOWN")
     _header_only(p, raw, b"\n# Incident: %s\nRELOAD DATABASE; # Shall generate syntax error\n" % name)
+
+
+# get_type_str of mariadb-binlog 10.11 for the events it reads as Ignorable_log_event
+IGNORABLE_NAMES = {28: b"Ignorable log event", 29: b"MySQL Rows_query", 33: b"MySQL Gtid",
+                   34: b"MySQL Anonymous_Gtid", 35: b"MySQL Previous_gtids", 36: b"Transaction_context",
+                   37: b"View_change", 39: b"MySQL Update_rows_partial",
+                   40: b"MySQL Transaction_payload", 41: b"MySQL Heartbeat"}
+# MySQL's GTID events: ignorable whatever their flags say
+MYSQL_IGNORED_TYPES = frozenset({33, 34, 35})
+
+
+def print_ignorable(p, raw, body):
+    """Ignorable_log_event::print: MySQL GTID events, and unknown events flagged ignorable."""
+    name = IGNORABLE_NAMES.get(raw.type_code, b"Unknown")
+    _header_only(p, raw, b"\tIgnorable\n# Ignorable event type %d (%s)\n" % (raw.type_code, name))
 
 
 def print_unknown(p, raw, body):

@@ -51,8 +51,19 @@ def quote_bytes(data):
     return b"'" + data + b"'"
 
 
+# MariaDB's compressed columns: log_event_print_value prints the stored bytes (the compression
+# header byte, then raw or zlib data) as it prints a VARCHAR / BLOB of the same metadata
+STORED_AS = {R.MYSQL_TYPE_VARCHAR_COMPRESSED: R.MYSQL_TYPE_VARCHAR,
+             R.MYSQL_TYPE_BLOB_COMPRESSED: R.MYSQL_TYPE_BLOB}
+
+
 def type_string(col_type, meta):
     """The typestr log_event_print_value fills in (the -vv comment's first word)."""
+    if col_type == R.MYSQL_TYPE_VARCHAR_COMPRESSED:
+        return b"VARSTRING(%d) COMPRESSED" % meta
+    if col_type == R.MYSQL_TYPE_BLOB_COMPRESSED:
+        name = _BLOB_NAMES.get(meta)
+        return name + b" COMPRESSED" if name else None
     real, length = resolve_type(col_type, meta)
     name = _INT_NAMES.get(real)
     if name is not None:
@@ -190,6 +201,10 @@ class UnprintableColumnError(UnsupportedTypeError):
         self.tool_text = tool_text
 
 
+# MySQL's VECTOR (242) and JSON (245): no MariaDB type has these codes
+MYSQL_ONLY_TYPES = frozenset({242, 243, 244, 245})
+
+
 def _unprintable(col_type, meta, column):
     """(text written, exception) for a value log_event_print_value cannot print."""
     real, _ = resolve_type(col_type, meta)
@@ -198,6 +213,8 @@ def _unprintable(col_type, meta, column):
     if real == R.MYSQL_TYPE_BLOB:
         return b"!! Unknown BLOB packlen=0", UnsupportedTypeError(col_type, meta, column)
     if real in _PRINT_VALUE_TYPES:     # a fractional precision above 6: the real tool crashes
+        return b"", UnsupportedTypeError(col_type, meta, column)
+    if real in MYSQL_ONLY_TYPES:        # mariadb-binlog 10.11 stops silently, caches not flushed
         return b"", UnsupportedTypeError(col_type, meta, column)
     if real == R.MYSQL_TYPE_DECIMAL:
         text = ("Found Old DECIMAL (mysql-4.1 or earlier). "
@@ -268,6 +285,7 @@ def _print_image(out, table_map, cols, width, data, pos, end, clause, verbose):
             text, exc = _unprintable(col_type, meta, col)
             out.append(text)
             raise exc
+        col_type = STORED_AS.get(col_type, col_type)
         if is_null:
             out.append(b"NULL")
         else:

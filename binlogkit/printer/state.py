@@ -20,6 +20,7 @@ class PrintOptions:
     stop_position: int = (1 << 64) - 1
     start_datetime: int = 0
     stop_datetime: int = MY_TIME_T_MAX
+    stop_datetime_text: str = None      # as given, for "Did not reach stop datetime '...'"
     database: bytes = None
     table: bytes = None
     server_id: int = 0
