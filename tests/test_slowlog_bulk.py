@@ -46,6 +46,7 @@ INEXACT = set()
 
 def snapshot(dg, stats):
     """Everything a digest holds, comparable with ==."""
+    dg.finish()
     def cls(c):
         metrics = [(m.cnt, m.sum, m.min, m.max, sorted(m.buckets.items()))
                    for m in (c.query_time, c.lock_time, c.rows_sent, c.rows_examined)]

@@ -19,7 +19,7 @@ from functools import reduce
 from operator import add, itemgetter
 
 from binlogkit.slowlog.attrstats import (UNROLL_LIMIT, _ts_seen, account_entry, account_run,
-                                        pt_ts)
+                                        finish_global, pt_ts)
 from binlogkit.slowlog.fingerprint import Fingerprinter, distill, query_id
 from binlogkit.slowlog.metric import _EXACT_INT, Metric, StrStat, _bucket  # noqa: F401
 from binlogkit.slowlog.metric import _floats_and_buckets
@@ -37,7 +37,7 @@ class ClassStats:
                  "first_us", "last_us", "dbs", "users", "hosts", "sample", "sample_qt",
                  "sample_end_us", "first_offset", "values", "name_cap", "extra", "ts_min",
                  "ts_max", "sample_ts", "sample_db", "sample_qt_raw", "last_offset",
-                 "extra_values")
+                 "extra_values", "extra_sums")
 
     def __init__(self, key, mergeable=False):
         self.key = key
@@ -53,6 +53,7 @@ class ClassStats:
         self.sample_end_us = None
         self.first_offset = self.last_offset = None
         self.extra = {}                    # every other attribute: name -> stat (attrstats)
+        self.extra_sums = {}               # the global's: number sums in file order
         self.ts_min = self.ts_max = None   # pt's form of # Time
         self.sample_ts = self.sample_db = self.sample_qt_raw = None
         # for Digest.merge: Query_time and Lock_time values in order (float sums
@@ -229,6 +230,16 @@ def merge_extra(mine, other, drop=()):
                 stat._fold(theirs.min, theirs.max, theirs.buckets)
         else:
             stat.merge(theirs)
+    for name, total in other.extra_sums.items():
+        if name in drop:
+            continue
+        ordered = (other.extra_values or {}).get(name)
+        if name in mine.extra_sums and ordered is not None:
+            mine.extra_sums[name] = reduce(add, ordered, mine.extra_sums[name])
+        else:
+            mine.extra_sums[name] = mine.extra_sums.get(name, 0.0) + total
+        if mine.extra_values is not None and ordered is not None:
+            mine.extra_values.setdefault(name, array("d")).extend(ordered)
     for lo, hi in ((other.ts_min, other.ts_max),):
         if lo is not None:
             _ts_seen(mine, lo, hi)
@@ -474,6 +485,12 @@ class Digest:
                 chosen.append(cls)
             total += v
         return chosen
+
+    def finish(self):
+        """Complete the global statistics of every attribute (call before reading
+        ``global_.extra``; cheap, and may be called again after more entries)."""
+        finish_global(self)
+        return self
 
     def class_id(self, cls) -> str:
         return query_id(cls.key)

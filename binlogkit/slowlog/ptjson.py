@@ -194,6 +194,7 @@ def _first_db(cls):
 
 
 def pt_json_dict(digest, files=(), order_by=(b"Query_time", "sum"), limit=(None, 0)):
+    digest.finish()
     return {"global": _global(digest, files),
             "classes": [_class(digest, c) for c in digest.worst(order_by, limit)]}
 

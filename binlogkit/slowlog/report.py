@@ -71,7 +71,7 @@ def _limit(limit):
 
 
 def digest_dict(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", "sum")):
-    g = digest.global_
+    g = digest.finish().global_
     classes = digest.worst(order_by, _limit(limit), ties="first")
     out_classes = []
     for rank, c in enumerate(classes, 1):
