@@ -231,16 +231,19 @@ def _split(pairs):
     return tuple(map(itemgetter(0), pairs)), tuple(map(itemgetter(1), pairs))
 
 
-def _memo_map(fn, memo, col):
-    """[fn(v) for v in col], computing each distinct value once."""
-    got = list(map(memo.get, col))
-    if None in got:
+def _parsed(fn, memo, col):
+    """(distinct (names, values) of the blocks of ``col``, values per row): each
+    distinct block is parsed once (memo: block -> (names, values))."""
+    distinct = set(col)
+    missing = distinct.difference(memo)
+    if missing:
         if len(memo) > 65536:
             memo.clear()
-        for v in set(col).difference(memo):
+            missing = distinct
+        for v in missing:
             memo[v] = fn(v)
-        got = list(map(memo.__getitem__, col))
-    return got
+    got = memo.__getitem__
+    return [got(v) for v in distinct], list(map(got, col))
 
 
 _X1_MEMO, _X2_MEMO = {}, {}
@@ -248,20 +251,21 @@ _X1_MEMO, _X2_MEMO = {}, {}
 
 def _run_columns(run):
     """{name: column of raw values (None where absent)} of a run's # lines and SET."""
-    blocks = [_memo_map(_x_pairs, _X1_MEMO, run.x1),
-              _memo_map(_x2_pairs, _X2_MEMO, run.x2)]
+    blocks = [_parsed(_x_pairs, _X1_MEMO, run.x1), _parsed(_x2_pairs, _X2_MEMO, run.x2)]
     distinct_sets = set(run.sets)
     if not all(not s or _PURE_SET.match(s) for s in distinct_sets):
-        blocks.append([_set_pairs(s) for s in run.sets])
+        per_row = [_set_pairs(s) for s in run.sets]
+        blocks.append((per_row, per_row))
     cols = {}
     n = run.n
-    for per_row in blocks:
-        sigs = {p[0] for p in set(per_row)}
+    for distinct, per_row in blocks:
+        sigs = {p[0] for p in distinct}
         if len(sigs) == 1:
             (names,) = sigs
             if len(set(names)) == len(names):
-                for name, col in zip(names, zip(*map(itemgetter(1), per_row))):
-                    cols[name] = col
+                if names:
+                    for name, col in zip(names, zip(*map(itemgetter(1), per_row))):
+                        cols[name] = col
                 continue
         for r, (names, values) in enumerate(per_row):
             for name, raw in zip(names, values):
@@ -270,6 +274,8 @@ def _run_columns(run):
                     col = cols[name] = [None] * n
                 col[r] = raw
     return cols
+
+
 _NUMS, _NUM_BUCKETS = {}, {}
 
 
