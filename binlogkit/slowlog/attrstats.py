@@ -27,7 +27,8 @@ from collections import Counter
 from functools import reduce
 from operator import add, itemgetter
 
-from binlogkit.slowlog.attrs import ATTR, BOOL, IGNORED, NUM, STRING, attr_pairs, pt_number, type_of
+from binlogkit.slowlog.attrs import (ATTR, BOOL, IGNORED, NUM, STRING, attr_pairs, pt_number,
+                                     type_of, unit_of)
 from binlogkit.slowlog.metric import BoolStat, Metric, StrStat, bucket
 
 __all__ = ["entry_extras", "account_entry", "account_run", "pt_ts", "new_stat", "UNROLL_LIMIT"]
@@ -124,7 +125,7 @@ def _add_one(target, name, kind, raw):
     if kind == NUM:
         v = pt_number(raw)
         stat.add(v)
-        if target.extra_values is not None:
+        if target.extra_values is not None and _in_order(name):
             target.extra_values.setdefault(name, array("d")).append(v)
         return v
     stat.add(raw)
@@ -145,12 +146,25 @@ def account_entry(digest, cls, ev):
         _ts_seen(cls, ts, ts)
 
 
+def _in_order(name):
+    """Keep this number's values in order for a two-process merge?  Times are
+    fractions, whose float sum depends on the order; sizes and counts are whole
+    numbers, summed exactly in any order (a merge checks that they were)."""
+    got = _ORDERED.get(name)
+    if got is None:
+        got = _ORDERED[name] = unit_of(name) == "time"
+    return got
+
+
+_ORDERED = {}
+
+
 def _global_sum(glob, name, values):
     """The global keeps only each number's sum, added in file order (its other
     statistics are those of the classes together: :func:`finish_global`)."""
     sums = glob.extra_sums
     sums[name] = reduce(add, values, sums.get(name, 0.0))
-    if glob.extra_values is not None:
+    if glob.extra_values is not None and _in_order(name):
         glob.extra_values.setdefault(name, array("d")).extend(values)
 
 
@@ -346,7 +360,7 @@ def account_run(digest, run, groups, all_rows):
                 stat = store[name] = new_stat(kind)
             if kind == NUM:
                 stat.add_many(pick(vals), pick(bucks), True)
-                if target.extra_values is not None:
+                if target.extra_values is not None and _in_order(name):
                     target.extra_values.setdefault(name, array("d")).extend(pick(vals))
             elif kind == BOOL:
                 stat.add_many(pick(col))

@@ -142,7 +142,7 @@ class ClassStats:
         best = max(parts, key=itemgetter(6, 7))
         self._sample(run, best[6], best[7])
 
-    def merge(self, other, drop=()):
+    def merge(self, other, drop=(), inexact=None):
         """Fold in ``other`` (mergeable, its entries after this one's): the same
         result as accounting its entries here (the float sums are continued
         value by value, in order)."""
@@ -171,7 +171,7 @@ class ClassStats:
                 self.sample_qt = other.sample_qt
             for name in ("sample", "sample_end_us", "sample_ts", "sample_db", "sample_qt_raw"):
                 setattr(self, name, getattr(other, name))
-        merge_extra(self, other, drop)
+        merge_extra(self, other, drop, inexact)
 
     def can_merge(self, other):
         """Whether :meth:`merge` can continue the row-count sums exactly."""
@@ -211,9 +211,12 @@ class ClassStats:
             self.last_us = hi
 
 
-def merge_extra(mine, other, drop=()):
+def merge_extra(mine, other, drop=(), inexact=None):
     """Fold the attributes of ``other`` (entries after ``mine``'s) into ``mine``,
-    but those named in ``drop``."""
+    but those named in ``drop``; names whose sums may have lost exactness go to
+    ``inexact``."""
+    if inexact is None:
+        inexact = set()
     for name, theirs in other.extra.items():
         stat = mine.extra.get(name)
         if name in drop:
@@ -224,7 +227,12 @@ def merge_extra(mine, other, drop=()):
                 mine.extra_values[name] = other.extra_values[name]
         elif isinstance(stat, Metric):
             ordered = (other.extra_values or {}).get(name)
-            stat.sum = stat.sum + theirs.sum if ordered is None else reduce(add, ordered, stat.sum)
+            if ordered is not None:
+                stat.sum = reduce(add, ordered, stat.sum)
+            else:                   # whole numbers: exact in any order (else flagged)
+                if not (stat.whole and theirs.whole and stat.sum + theirs.sum < _EXACT_INT):
+                    inexact.add(name)
+                stat.sum += theirs.sum
             stat.cnt += theirs.cnt
             if theirs.cnt:
                 stat._fold(theirs.min, theirs.max, theirs.buckets)
@@ -237,6 +245,9 @@ def merge_extra(mine, other, drop=()):
         if name in mine.extra_sums and ordered is not None:
             mine.extra_sums[name] = reduce(add, ordered, mine.extra_sums[name])
         else:
+            if name in mine.extra_sums and not (float(total).is_integer()
+                                                and mine.extra_sums[name].is_integer()):
+                inexact.add(name)
             mine.extra_sums[name] = mine.extra_sums.get(name, 0.0) + total
         if mine.extra_values is not None and ordered is not None:
             mine.extra_values.setdefault(name, array("d")).extend(ordered)
@@ -340,14 +351,14 @@ class Digest:
             if mine is None:
                 mine = by_key[key] = ClassStats(key, self.mergeable)
                 mine.first_offset = theirs.first_offset
-            mine.merge(theirs, drop)
+            mine.merge(theirs, drop, self.inexact)
         self.filtered_out += other.filtered_out
         self.no_group += other.no_group
         for name, kind in other.types.items():
             self.types.setdefault(name, None if name in drop else kind)
         self.n_events += other.n_events
         self.inexact |= other.inexact
-        self.global_.merge(other.global_, drop)
+        self.global_.merge(other.global_, drop, self.inexact)
         return True
 
     def state(self):
