@@ -12,7 +12,6 @@ import gzip
 import importlib.util
 import json
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path

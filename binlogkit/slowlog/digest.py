@@ -1,10 +1,12 @@
 """Aggregate slow-log entries into query classes (pt-query-digest style).
 
-Per class: count, Query_time and Lock_time (sum/min/max/avg/p95), rows,
-first/last seen (UTC), databases/users/hosts and the worst sample.  Memory is
-bounded by the number of classes, never by the number of entries: the 95th
-percentile uses pt-query-digest's log-scale buckets (1000 buckets of ratio
-1.05 from 1 microsecond), which also makes it equal to pt's ``pct_95``.
+Per class: count, Query_time, Lock_time, Rows_sent and Rows_examined, every
+other attribute of the entries (:mod:`binlogkit.slowlog.attrstats`: typed
+numbers, Yes/No, strings), first/last seen (UTC), databases/users/hosts and
+the worst sample.  Memory is bounded by the number of classes, never by the
+number of entries: numbers go into pt-query-digest's log-scale buckets (1000
+buckets of ratio 1.05 from 1 microsecond, :mod:`binlogkit.slowlog.metric`),
+from which its median, pct_95 and stddev come.
 
 Classes in which no entry has a ``Query_time`` are left out of the report,
 as pt-query-digest does (it orders and reports by ``Query_time``).
@@ -21,8 +23,7 @@ from operator import add, itemgetter
 from binlogkit.slowlog.attrstats import (UNROLL_LIMIT, _ts_seen, account_entry, account_run,
                                         finish_global, pt_ts)
 from binlogkit.slowlog.fingerprint import Fingerprinter, distill, query_id
-from binlogkit.slowlog.metric import _EXACT_INT, Metric, StrStat, _bucket  # noqa: F401
-from binlogkit.slowlog.metric import _floats_and_buckets
+from binlogkit.slowlog.metric import _EXACT_INT, Metric, StrStat, _floats_and_buckets
 
 _MAX_NAMES = 100
 _FIXED_ATTRS = {b"Query_time": "query_time", b"Lock_time": "lock_time",
