@@ -14,8 +14,9 @@ single process); "tree" is the largest sum of the RSS of the tool's processes,
 sampled from /proc every 20 ms (binlogkit runs two processes on a big file).
 
 Both reports must agree: every class has the same ID, count and Query_time
-sum (pt prints it with 6 decimals), or the run fails.  No other assertions:
-this only measures.
+sum (pt prints it with 6 decimals), or the run fails; with ``--format pt-json``
+binlogkit's whole JSON must equal pt's (parsed; file names aside).  No other
+assertions: this only measures.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def run(cmd, out_path):
 def classes_of(path, tool):
     text = open(path, "rb").read()
     d = json.loads(text) if text.strip() else {"classes": []}
-    if tool == "pt":
+    if tool == "pt" or tool == "pt-json":
         return {c["checksum"]: (c["query_count"], c["metrics"]["Query_time"]["sum"])
                 for c in d["classes"]}
     return {c["id"]: (c["count"], "%.6f" % c["query_time"]["sum"]) for c in d["classes"]}
@@ -129,8 +130,8 @@ def main():
     ap.add_argument("--log", default="/tmp/binlogkit-bench-slow.log")
     ap.add_argument("-n", "--runs", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2, help="binlogkit --jobs")
-    ap.add_argument("--format", default="json", choices=["json", "text"],
-                    help="binlogkit's report format (json is checked against pt's)")
+    ap.add_argument("--format", default="json", choices=["json", "text", "pt-json"],
+                    help="binlogkit's report format (json, pt-json are checked against pt's)")
     args = ap.parse_args()
     if not os.path.exists(args.log) or os.path.getsize(args.log) < args.mb * 1_000_000:
         build(args.log, args.mb)
@@ -152,11 +153,21 @@ def main():
                 results[name].append(got)
                 print(f"run {i + 1}/{args.runs} {name:16s} wall {got[0]:7.2f} s  cpu {got[1]:7.2f} s"
                       f"  peak RSS {got[2]:6.1f} MiB  tree {got[3]:6.1f} MiB", file=sys.stderr)
-        if "pt-query-digest" in tools and args.format == "json":
-            ours, pts = classes_of(outs["binlogkit"], "ours"), classes_of(outs["pt-query-digest"], "pt")
+        if "pt-query-digest" in tools and args.format in ("json", "pt-json"):
+            ours = classes_of(outs["binlogkit"], "pt-json" if args.format == "pt-json" else "ours")
+            pts = classes_of(outs["pt-query-digest"], "pt")
             if ours != pts:
                 sys.exit(f"reports differ: {len(ours)} vs {len(pts)} classes")
             print(f"reports agree: {len(ours)} classes, same IDs, counts and Query_time sums")
+        if "pt-query-digest" in tools and args.format == "pt-json":
+            docs = [json.load(open(outs[n])) for n in ("binlogkit", "pt-query-digest")]
+            for d in docs:
+                for f in d["global"]["files"]:
+                    f["name"] = os.path.basename(f["name"])
+                d["classes"].sort(key=lambda c: c["checksum"])
+            if docs[0] != docs[1]:
+                sys.exit("pt-json differs from pt-query-digest --output json")
+            print("pt-json equals pt-query-digest --output json (every key and value)")
     print(f"log: {args.log} {size:.1f} MB, {args.runs} alternating runs, binlogkit --jobs {args.jobs}")
     print(f"{'tool':16s} {'median s':>9s} {'min s':>7s} {'cpu s':>7s} {'MB/s':>7s} "
           f"{'peak RSS MiB':>13s} {'tree MiB':>9s}")

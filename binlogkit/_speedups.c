@@ -25,6 +25,9 @@
  *   rows_values(program, program_ai, kind, data, pos, types)
  *                                           binlog/rowvalues.py iter_rows
  *                                           (in _speedups_image.c)
+ *   slowlog_numbers(values, base_offset, base_log)
+ *                                           slowlog/metric.py _floats_and_buckets_py
+ *                                           (in _speedups_slowlog.c)
  */
 #include "_speedups.h"
 #include <structmember.h>
@@ -452,6 +455,9 @@ static PyMethodDef methods[] = {
     {"rows_values", (PyCFunction)(void (*)(void))bk_rows_values, METH_FASTCALL,
      "rows_values(program, program_ai, kind, data, pos, types) -> (pairs, pos): the "
      "(before, after) values of the rows from data[pos:], as far as handled."},
+    {"slowlog_numbers", (PyCFunction)(void (*)(void))bk_slowlog_numbers, METH_FASTCALL,
+     "slowlog_numbers(values, base_offset, base_log) -> (floats, buckets), or None for the "
+     "Python path (in _speedups_slowlog.c)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -170,4 +170,7 @@ int bk_rows_text(Buf *out, PyObject *plan, const unsigned char *data, Py_ssize_t
                  Py_ssize_t *rows);
 PyObject *bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
+/* _speedups_slowlog.c */
+PyObject *bk_slowlog_numbers(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
 #endif

@@ -152,3 +152,44 @@ def test_read_slowlog_dataframe():
     assert len(df) == 2 and str(df["end"].dt.tz) == "UTC"
     assert df["start"][0] == pd.Timestamp("2019-03-24T14:01:45.335765Z")
     assert df["Errno"].tolist() == [0, 1062] and df["rows_sent"].dtype == "Int64"
+
+
+def test_bad_input_items(tmp_path):
+    """Not a slow log (text, a gzip'd binlog), an unreadable input, an unwritable -o:
+    one line naming the file, exit 1, never a traceback."""
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\nworld\n")
+    binlog = tmp_path / "binlog.gz"
+    binlog.write_bytes(gzip.compress(
+        (Path(__file__).resolve().parents[1] / "fixtures" / "binlog" / "crc32"
+         / "mariadb-bin.000001").read_bytes()))
+    for path in (text, binlog):
+        r = _run("digest", str(path))
+        assert r.exit_code == 1 and "not a slow log" in r.output and str(path) in r.output
+    for path in (tmp_path, tmp_path / "missing.log"):       # a directory, a missing file
+        r = _run("digest", str(path))
+        assert r.exit_code == 1 and str(path) in r.output and len(r.output.splitlines()) == 1
+    log = tmp_path / "old.log"
+    log.write_bytes(OLD)
+    for cmd in ("digest", "events"):
+        r = _run(cmd, str(log), "-o", str(tmp_path / "nodir" / "out"))
+        assert r.exit_code == 1 and "cannot write" in r.output
+        assert len(r.output.splitlines()) == 1 and r.exception is None or isinstance(
+            r.exception, SystemExit)
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    assert _run("digest", str(empty)).exit_code == 0      # empty: an empty report, as pt
+
+
+def test_json_counts_are_integers_and_databases_unquoted(tmp_path):
+    log = tmp_path / "q.log"
+    log.write_bytes(b"# Time: 071015 21:43:52\n# User@Host: root[root] @ localhost []\n"
+                    b"# Query_time: 2  Lock_time: 0  Rows_sent: 1  Rows_examined: 62951\n"
+                    b"use `shop`;\nselect 1;\n"
+                    b"# User@Host: root[root] @ localhost []\n"
+                    b"# Query_time: 1  Lock_time: 0  Rows_sent: 1  Rows_examined: 3\n"
+                    b"use shop;\nselect 2;\n")
+    r = _run("digest", str(log), "--format", "json", "--server-tz", "UTC")
+    cls = json.loads(r.output)["classes"][0]
+    assert cls["rows_examined"]["sum"] == 62954 and isinstance(cls["rows_examined"]["max"], int)
+    assert cls["databases"] == [{"value": "shop", "count": 2}]

@@ -46,6 +46,7 @@ INEXACT = set()
 
 def snapshot(dg, stats):
     """Everything a digest holds, comparable with ==."""
+    dg.finish()
     def cls(c):
         metrics = [(m.cnt, m.sum, m.min, m.max, sorted(m.buckets.items()))
                    for m in (c.query_time, c.lock_time, c.rows_sent, c.rows_examined)]
@@ -354,3 +355,25 @@ def test_huge_row_counts(tmp_path, monkeypatch):
     assert by_scanner(path, "UTC", 700) == expected
     monkeypatch.setattr(parallel, "MIN_SPLIT", 1)
     assert by_parallel(path, "UTC") == expected
+
+
+def test_c_numbers_equal_the_python_twin():
+    """_speedups.slowlog_numbers (floats and pt buckets of a run's numbers) against
+    metric._floats_and_buckets_py; anything but digits with a dot, or ints, is
+    handed back (None) to the Python path."""
+    from binlogkit._accel import speedups
+    from binlogkit.slowlog import metric
+    if speedups is None:
+        pytest.skip("C accelerator not built")
+    rnd = random.Random(7)
+    values = [b"0", b"1", b"0.000001", b"0.0000009", b"0.0000010", b"12.", b"999999999999.999999",
+              b"1" + b"0" * 40, 0, 7, 2 ** 60]
+    values += [b"%.6f" % (rnd.random() * 10 ** rnd.randint(-7, 6)) for _ in range(3000)]
+    values += [b"%d" % rnd.randint(0, 10 ** 12) for _ in range(500)]
+    got = speedups.slowlog_numbers(values, metric._BASE_OFFSET, metric._BASE_LOG)
+    assert got is not None
+    assert got == tuple(metric._floats_and_buckets_py(values))
+    for odd in (b"", b"-1", b"1e5", b".5", b"1.2.3", b"nan", b"12abc", "12", None, 1.5,
+                b"1" * 70):
+        assert speedups.slowlog_numbers([b"1", odd], metric._BASE_OFFSET,
+                                        metric._BASE_LOG) is None

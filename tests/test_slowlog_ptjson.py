@@ -12,7 +12,6 @@ import gzip
 import importlib.util
 import json
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -209,3 +208,28 @@ def test_filter_errors_are_usage_errors(bad):
                                     str(FIX / "percona-5.7-full.log")])
     assert res.exit_code == 2 and "--filter" in res.output
     assert res.exception is None or isinstance(res.exception, SystemExit)
+
+
+@pytest.mark.skipif(PT is None, reason="pt-query-digest not installed")
+@pytest.mark.parametrize("first_new", [998, 1000, 1001, 1200])
+def test_attributes_first_seen_late_are_left_out_as_pt_does(first_new, tmp_path):
+    """pt-query-digest stops looking for new attributes after the 1000th entry."""
+    lines = []
+    for i in range(1, 1206):
+        lines.append(f"# Time: 240331  1:{i // 60 % 60:02d}:{i % 60:02d}\n"
+                     "# User@Host: app[app] @ web [10.0.0.1]\n"
+                     f"# Query_time: 0.{i:06d}  Lock_time: 0.000010  Rows_sent: {i % 7}"
+                     f"  Rows_examined: {i}\n")
+        if i >= first_new:
+            lines.append(f"# Tmp_tables: {i % 3}  Full_join: {'Yes' if i % 2 else 'No'}\n")
+        lines.append(f"SELECT * FROM t{i % 4} WHERE id = {i};\n")
+    path = tmp_path / "late.log"
+    path.write_text("".join(lines))
+    env = dict(os.environ, TZ="UTC")
+    out = subprocess.run([PT, "--no-version-check", "--output", "json", "--limit", "100%:1000",
+                          str(path)], capture_output=True, check=True, env=env).stdout
+    pt = json.loads(out)
+    for f in pt["global"]["files"]:
+        f["name"] = path.name
+    for bulk in (False, True):
+        assert diff(ours_dict(path, path.name, bulk), pt) == []

@@ -24,10 +24,13 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter
-from operator import itemgetter
+from functools import reduce
+from operator import add, itemgetter
 
-from binlogkit.slowlog.attrs import ATTR, BOOL, IGNORED, NUM, STRING, attr_pairs, pt_number, type_of
-from binlogkit.slowlog.metric import BoolStat, Metric, StrStat, bucket
+from binlogkit.slowlog.attrs import (ATTR, BOOL, IGNORED, NUM, STRING, attr_pairs, pt_number,
+                                     type_of, unit_of)
+from binlogkit._accel import speedups as _speedups
+from binlogkit.slowlog.metric import _BASE_LOG, _BASE_OFFSET, BoolStat, Metric, StrStat, bucket
 
 __all__ = ["entry_extras", "account_entry", "account_run", "pt_ts", "new_stat", "UNROLL_LIMIT"]
 
@@ -123,10 +126,11 @@ def _add_one(target, name, kind, raw):
     if kind == NUM:
         v = pt_number(raw)
         stat.add(v)
-        if target.extra_values is not None:
+        if target.extra_values is not None and _in_order(name):
             target.extra_values.setdefault(name, array("d")).append(v)
-    else:
-        stat.add(raw)
+        return v
+    stat.add(raw)
+    return raw
 
 
 def account_entry(digest, cls, ev):
@@ -135,13 +139,63 @@ def account_entry(digest, cls, ev):
         kind = _kind(digest, name, raw)
         if kind is None:
             continue
-        _add_one(cls, name, kind, raw)
-        if name not in _PER_CLASS_ONLY:
-            _add_one(digest.global_, name, kind, raw)
+        v = _add_one(cls, name, kind, raw)
+        if kind == NUM:
+            _global_sum(digest.global_, name, (v,))
     ts = pt_ts(ev.ts)
     if ts is not None:
         _ts_seen(cls, ts, ts)
-        _ts_seen(digest.global_, ts, ts)
+
+
+def _in_order(name):
+    """Keep this number's values in order for a two-process merge?  Times are
+    fractions, whose float sum depends on the order; sizes and counts are whole
+    numbers, summed exactly in any order (a merge checks that they were)."""
+    got = _ORDERED.get(name)
+    if got is None:
+        got = _ORDERED[name] = unit_of(name) == "time"
+    return got
+
+
+_ORDERED = {}
+
+
+def _global_sum(glob, name, values):
+    """The global keeps only each number's sum, added in file order (its other
+    statistics are those of the classes together: :func:`finish_global`)."""
+    sums = glob.extra_sums
+    sums[name] = reduce(add, values, sums.get(name, 0.0))
+    if glob.extra_values is not None and _in_order(name):
+        glob.extra_values.setdefault(name, array("d")).extend(values)
+
+
+def finish_global(digest):
+    """Fill the global's attribute statistics from the classes (every aggregated
+    entry is in exactly one class) and its sums; the global ts range likewise."""
+    g = digest.global_
+    extra = {}
+    lo = hi = None
+    for cls in digest.by_key.values():
+        for name, st in cls.extra.items():
+            if name in _PER_CLASS_ONLY or not st.cnt:
+                continue
+            mine = extra.get(name)
+            if mine is None:
+                mine = extra[name] = type(st)()
+            if isinstance(st, Metric):
+                mine.cnt += st.cnt
+                mine._fold(st.min, st.max, st.buckets)
+                mine.sum += st.sum
+            else:
+                mine.merge(st)
+        if cls.ts_min is not None:
+            lo = cls.ts_min if lo is None or cls.ts_min < lo else lo
+            hi = cls.ts_max if hi is None or cls.ts_max > hi else hi
+    for name, total in g.extra_sums.items():
+        if name in extra:
+            extra[name].sum = total
+    g.extra = extra
+    g.ts_min, g.ts_max = lo, hi
 
 
 def _ts_seen(cls, lo, hi):
@@ -192,16 +246,19 @@ def _split(pairs):
     return tuple(map(itemgetter(0), pairs)), tuple(map(itemgetter(1), pairs))
 
 
-def _memo_map(fn, memo, col):
-    """[fn(v) for v in col], computing each distinct value once."""
-    got = list(map(memo.get, col))
-    if None in got:
+def _parsed(fn, memo, col):
+    """(distinct (names, values) of the blocks of ``col``, values per row): each
+    distinct block is parsed once (memo: block -> (names, values))."""
+    distinct = set(col)
+    missing = distinct.difference(memo)
+    if missing:
         if len(memo) > 65536:
             memo.clear()
-        for v in set(col).difference(memo):
+            missing = distinct
+        for v in missing:
             memo[v] = fn(v)
-        got = list(map(memo.__getitem__, col))
-    return got
+    got = memo.__getitem__
+    return [got(v) for v in distinct], list(map(got, col))
 
 
 _X1_MEMO, _X2_MEMO = {}, {}
@@ -209,20 +266,21 @@ _X1_MEMO, _X2_MEMO = {}, {}
 
 def _run_columns(run):
     """{name: column of raw values (None where absent)} of a run's # lines and SET."""
-    blocks = [_memo_map(_x_pairs, _X1_MEMO, run.x1),
-              _memo_map(_x2_pairs, _X2_MEMO, run.x2)]
+    blocks = [_parsed(_x_pairs, _X1_MEMO, run.x1), _parsed(_x2_pairs, _X2_MEMO, run.x2)]
     distinct_sets = set(run.sets)
     if not all(not s or _PURE_SET.match(s) for s in distinct_sets):
-        blocks.append([_set_pairs(s) for s in run.sets])
+        per_row = [_set_pairs(s) for s in run.sets]
+        blocks.append((per_row, per_row))
     cols = {}
     n = run.n
-    for per_row in blocks:
-        sigs = {p[0] for p in set(per_row)}
+    for distinct, per_row in blocks:
+        sigs = {p[0] for p in distinct}
         if len(sigs) == 1:
             (names,) = sigs
             if len(set(names)) == len(names):
-                for name, col in zip(names, zip(*map(itemgetter(1), per_row))):
-                    cols[name] = col
+                if names:
+                    for name, col in zip(names, zip(*map(itemgetter(1), per_row))):
+                        cols[name] = col
                 continue
         for r, (names, values) in enumerate(per_row):
             for name, raw in zip(names, values):
@@ -231,21 +289,28 @@ def _run_columns(run):
                     col = cols[name] = [None] * n
                 col[r] = raw
     return cols
-_NUMS = {}
+
+
+_NUMS, _NUM_BUCKETS = {}, {}
 
 
 def _nums(raw):
-    """Floats and buckets of raw number values (memoised)."""
+    """Floats and buckets of raw number values (as Perl reads them: pt_number)."""
+    if _speedups is not None:
+        got = _speedups.slowlog_numbers(raw, _BASE_OFFSET, _BASE_LOG)
+        if got is not None:       # plain numbers only: float() is pt_number there
+            return got
     memo = _NUMS
     got = list(map(memo.get, raw))
     if None in got:
         if len(memo) > 1 << 17:
             memo.clear()
+            _NUM_BUCKETS.clear()
         for v in set(raw).difference(memo):
-            f = float(v) if isinstance(v, int) else pt_number(v)
-            memo[v] = (f, bucket(f))
+            f = memo[v] = float(v) if isinstance(v, int) else pt_number(v)
+            _NUM_BUCKETS[v] = bucket(f)
         got = list(map(memo.__getitem__, raw))
-    return [g[0] for g in got], [g[1] for g in got]
+    return got, list(map(_NUM_BUCKETS.__getitem__, raw))
 
 
 def _picker(rows, n):
@@ -266,8 +331,6 @@ def account_run(digest, run, groups, all_rows):
             digest.types[name] = STRING
     glob = digest.global_
     n = run.n
-    pick_all = _picker(all_rows, n)
-    first_row = all_rows[0]
     for name, col in cols.items():
         holes = None in col
         if name not in digest.types:
@@ -285,35 +348,38 @@ def account_run(digest, run, groups, all_rows):
             continue
         if kind == NUM:
             vals, bucks = _nums([b"0" if v is None else v for v in col] if holes else col)
-        for target, rows in [(glob, all_rows)] + [(cls, r) for cls, r in groups]:
+            rows = [r for r in all_rows if col[r] is not None] if holes else all_rows
+            if rows:
+                _global_sum(glob, name, _picker(rows, -1 if holes else n)(vals))
+        for target, rows in groups:
             if holes:
                 rows = [r for r in rows if col[r] is not None]
                 if not rows:
                     continue
                 pick = _picker(rows, -1)
             else:
-                pick = pick_all if target is glob else _picker(rows, n)
+                pick = _picker(rows, n)
             store = target.extra
             stat = store.get(name)
             if stat is None:
                 stat = store[name] = new_stat(kind)
             if kind == NUM:
                 stat.add_many(pick(vals), pick(bucks), True)
-                if target.extra_values is not None:
+                if target.extra_values is not None and _in_order(name):
                     target.extra_values.setdefault(name, array("d")).extend(pick(vals))
             elif kind == BOOL:
                 stat.add_many(pick(col))
             else:
                 stat.add_counts(Counter(pick(col)))
-    _run_ts(run, groups, glob, all_rows, first_row)
+    _run_ts(run, groups)
 
 
-def _run_ts(run, groups, glob, all_rows, first_row):
+def _run_ts(run, groups):
     ts = run.ts
     if ts is None:
         return
     n = run.n
-    for target, rows in [(glob, all_rows)] + [(cls, r) for cls, r in groups]:
+    for target, rows in groups:
         got = _picker(rows, n)(ts)
         got = [t for t in got if t is not None] if None in got else got
         if got:

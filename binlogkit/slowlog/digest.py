@@ -1,10 +1,12 @@
 """Aggregate slow-log entries into query classes (pt-query-digest style).
 
-Per class: count, Query_time and Lock_time (sum/min/max/avg/p95), rows,
-first/last seen (UTC), databases/users/hosts and the worst sample.  Memory is
-bounded by the number of classes, never by the number of entries: the 95th
-percentile uses pt-query-digest's log-scale buckets (1000 buckets of ratio
-1.05 from 1 microsecond), which also makes it equal to pt's ``pct_95``.
+Per class: count, Query_time, Lock_time, Rows_sent and Rows_examined, every
+other attribute of the entries (:mod:`binlogkit.slowlog.attrstats`: typed
+numbers, Yes/No, strings), first/last seen (UTC), databases/users/hosts and
+the worst sample.  Memory is bounded by the number of classes, never by the
+number of entries: numbers go into pt-query-digest's log-scale buckets (1000
+buckets of ratio 1.05 from 1 microsecond, :mod:`binlogkit.slowlog.metric`),
+from which its median, pct_95 and stddev come.
 
 Classes in which no entry has a ``Query_time`` are left out of the report,
 as pt-query-digest does (it orders and reports by ``Query_time``).
@@ -19,10 +21,9 @@ from functools import reduce
 from operator import add, itemgetter
 
 from binlogkit.slowlog.attrstats import (UNROLL_LIMIT, _ts_seen, account_entry, account_run,
-                                        pt_ts)
+                                        finish_global, pt_ts)
 from binlogkit.slowlog.fingerprint import Fingerprinter, distill, query_id
-from binlogkit.slowlog.metric import _EXACT_INT, Metric, StrStat, _bucket  # noqa: F401
-from binlogkit.slowlog.metric import _floats_and_buckets
+from binlogkit.slowlog.metric import _EXACT_INT, Metric, StrStat, _floats_and_buckets
 
 _MAX_NAMES = 100
 _FIXED_ATTRS = {b"Query_time": "query_time", b"Lock_time": "lock_time",
@@ -37,7 +38,7 @@ class ClassStats:
                  "first_us", "last_us", "dbs", "users", "hosts", "sample", "sample_qt",
                  "sample_end_us", "first_offset", "values", "name_cap", "extra", "ts_min",
                  "ts_max", "sample_ts", "sample_db", "sample_qt_raw", "last_offset",
-                 "extra_values")
+                 "extra_values", "extra_sums")
 
     def __init__(self, key, mergeable=False):
         self.key = key
@@ -53,6 +54,7 @@ class ClassStats:
         self.sample_end_us = None
         self.first_offset = self.last_offset = None
         self.extra = {}                    # every other attribute: name -> stat (attrstats)
+        self.extra_sums = {}               # the global's: number sums in file order
         self.ts_min = self.ts_max = None   # pt's form of # Time
         self.sample_ts = self.sample_db = self.sample_qt_raw = None
         # for Digest.merge: Query_time and Lock_time values in order (float sums
@@ -141,7 +143,7 @@ class ClassStats:
         best = max(parts, key=itemgetter(6, 7))
         self._sample(run, best[6], best[7])
 
-    def merge(self, other, drop=()):
+    def merge(self, other, drop=(), inexact=None):
         """Fold in ``other`` (mergeable, its entries after this one's): the same
         result as accounting its entries here (the float sums are continued
         value by value, in order)."""
@@ -170,7 +172,7 @@ class ClassStats:
                 self.sample_qt = other.sample_qt
             for name in ("sample", "sample_end_us", "sample_ts", "sample_db", "sample_qt_raw"):
                 setattr(self, name, getattr(other, name))
-        merge_extra(self, other, drop)
+        merge_extra(self, other, drop, inexact)
 
     def can_merge(self, other):
         """Whether :meth:`merge` can continue the row-count sums exactly."""
@@ -210,9 +212,12 @@ class ClassStats:
             self.last_us = hi
 
 
-def merge_extra(mine, other, drop=()):
+def merge_extra(mine, other, drop=(), inexact=None):
     """Fold the attributes of ``other`` (entries after ``mine``'s) into ``mine``,
-    but those named in ``drop``."""
+    but those named in ``drop``; names whose sums may have lost exactness go to
+    ``inexact``."""
+    if inexact is None:
+        inexact = set()
     for name, theirs in other.extra.items():
         stat = mine.extra.get(name)
         if name in drop:
@@ -223,12 +228,30 @@ def merge_extra(mine, other, drop=()):
                 mine.extra_values[name] = other.extra_values[name]
         elif isinstance(stat, Metric):
             ordered = (other.extra_values or {}).get(name)
-            stat.sum = stat.sum + theirs.sum if ordered is None else reduce(add, ordered, stat.sum)
+            if ordered is not None:
+                stat.sum = reduce(add, ordered, stat.sum)
+            else:                   # whole numbers: exact in any order (else flagged)
+                if not (stat.whole and theirs.whole and stat.sum + theirs.sum < _EXACT_INT):
+                    inexact.add(name)
+                stat.sum += theirs.sum
             stat.cnt += theirs.cnt
             if theirs.cnt:
                 stat._fold(theirs.min, theirs.max, theirs.buckets)
         else:
             stat.merge(theirs)
+    for name, total in other.extra_sums.items():
+        if name in drop:
+            continue
+        ordered = (other.extra_values or {}).get(name)
+        if name in mine.extra_sums and ordered is not None:
+            mine.extra_sums[name] = reduce(add, ordered, mine.extra_sums[name])
+        else:
+            if name in mine.extra_sums and not (float(total).is_integer()
+                                                and mine.extra_sums[name].is_integer()):
+                inexact.add(name)
+            mine.extra_sums[name] = mine.extra_sums.get(name, 0.0) + total
+        if mine.extra_values is not None and ordered is not None:
+            mine.extra_values.setdefault(name, array("d")).extend(ordered)
     for lo, hi in ((other.ts_min, other.ts_max),):
         if lo is not None:
             _ts_seen(mine, lo, hi)
@@ -329,14 +352,14 @@ class Digest:
             if mine is None:
                 mine = by_key[key] = ClassStats(key, self.mergeable)
                 mine.first_offset = theirs.first_offset
-            mine.merge(theirs, drop)
+            mine.merge(theirs, drop, self.inexact)
         self.filtered_out += other.filtered_out
         self.no_group += other.no_group
         for name, kind in other.types.items():
             self.types.setdefault(name, None if name in drop else kind)
         self.n_events += other.n_events
         self.inexact |= other.inexact
-        self.global_.merge(other.global_, drop)
+        self.global_.merge(other.global_, drop, self.inexact)
         return True
 
     def state(self):
@@ -474,6 +497,12 @@ class Digest:
                 chosen.append(cls)
             total += v
         return chosen
+
+    def finish(self):
+        """Complete the global statistics of every attribute (call before reading
+        ``global_.extra``; cheap, and may be called again after more entries)."""
+        finish_global(self)
+        return self
 
     def class_id(self, cls) -> str:
         return query_id(cls.key)

@@ -57,7 +57,8 @@ def _tokens(text):
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m or m.end() == pos:
-            raise FilterError(f"cannot read the filter at character {pos + 1}: {text[pos:pos + 20]!r}")
+            raise FilterError(f"cannot read the filter at character {pos + 1}: "
+                              f"{text[pos:pos + 20]!r}")
         kind = m.lastgroup
         value = m.group(kind)
         if kind == "str":
@@ -80,7 +81,8 @@ class _Parser:
         tok = self.toks[self.i]
         if (kind and tok[0] != kind) or (value and tok[1] != value):
             want = value or kind
-            raise FilterError(f"expected {want} at character {tok[2] + 1}, got {tok[1] or 'the end'!r}")
+            raise FilterError(f"expected {want} at character {tok[2] + 1}, "
+                              f"got {tok[1] or 'the end'!r}")
         self.i += 1
         return tok
 

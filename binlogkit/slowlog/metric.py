@@ -19,6 +19,8 @@ from collections import Counter
 from functools import reduce
 from operator import add
 
+from binlogkit._accel import speedups as _speedups
+
 __all__ = ["Metric", "BoolStat", "StrStat", "bucket", "floats_and_buckets", "BUCKET_VALUES",
            "DECADE_OF_BUCKET"]
 
@@ -35,7 +37,7 @@ _EXACT_INT = 2 ** 53
 
 
 def _bucket(v: float) -> int:
-    if v < _MIN_BUCK:
+    if v < _MIN_BUCK or v != v:      # (NaN: bucket 0, as the C twin)
         return 0
     if v == math.inf:
         return _NUM_BUCK - 1
@@ -163,8 +165,18 @@ _FLOAT_BUCKETS = {}     # number as written -> bucket (same keys as _FLOATS)
 
 
 def _floats_and_buckets(raw):
-    """The floats of numbers written as bytes, and their buckets (memoised: the
-    same few thousand values recur)."""
+    """The floats of numbers written as bytes (``\\d+(\\.\\d+)?``) or ints, and
+    their buckets; in C when the accelerator is built."""
+    if _speedups is not None:
+        got = _speedups.slowlog_numbers(raw, _BASE_OFFSET, _BASE_LOG)
+        if got is not None:
+            return got
+    return _floats_and_buckets_py(raw)
+
+
+def _floats_and_buckets_py(raw):
+    """:func:`_floats_and_buckets` in Python (memoised: the same few thousand
+    values recur)."""
     floats = list(map(_FLOATS.get, raw))
     if None in floats:
         if len(_FLOATS) > 1 << 17:

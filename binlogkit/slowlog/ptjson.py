@@ -63,7 +63,10 @@ def _unix(ts):
     if not m:
         return None
     y, mo, d, h, mi, sec = (int(x) for x in m.groups()[:6])
-    return calendar.timegm((y, mo, d, h, mi, sec))
+    try:
+        return calendar.timegm((y, mo, d, h, mi, sec))
+    except (ValueError, OverflowError):      # not a date (pt's timelocal would die too)
+        return None
 
 
 def _int(v):
@@ -194,6 +197,7 @@ def _first_db(cls):
 
 
 def pt_json_dict(digest, files=(), order_by=(b"Query_time", "sum"), limit=(None, 0)):
+    digest.finish()
     return {"global": _global(digest, files),
             "classes": [_class(digest, c) for c in digest.worst(order_by, limit)]}
 

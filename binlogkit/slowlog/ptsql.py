@@ -132,7 +132,8 @@ def as_select(query: bytes):
     m = _UPDATE.match(query)
     if m:
         frm, st, where, limit = m.groups()
-        query = (b"select " + st + b" from " + frm + b" " + (b"where " + where if where and where != b"0" else b"")
+        where = b"where " + where if where and where != b"0" else b""
+        query = (b"select " + st + b" from " + frm + b" " + where
                  + (b" " + limit + b" " if limit else b"")) + query[m.end():]
     else:
         m = _INSERT.match(query)

@@ -3,7 +3,7 @@
 JSON shape (stable; numbers are JSON numbers, times ISO-8601 UTC with ``Z``)::
 
     {"global": {"count", "unique", "query_time": {...}, "lock_time": {...},
-                "first_seen", "last_seen", "files", "parse": {...}},
+                "first_seen", "last_seen", "qps", "concurrency", "files", "parse": {...}},
      "group_by": "fingerprint",
      "classes": [{"rank", "id", "checksum", "fingerprint", "distill", "count",
                   "query_time": {"sum","min","max","avg","p95"},
@@ -71,7 +71,7 @@ def _limit(limit):
 
 
 def digest_dict(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", "sum")):
-    g = digest.global_
+    g = digest.finish().global_
     classes = digest.worst(order_by, _limit(limit), ties="first")
     out_classes = []
     for rank, c in enumerate(classes, 1):
@@ -98,6 +98,8 @@ def digest_dict(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", 
                        "end": iso_utc(c.sample_end_us)},
         })
     reported = digest.classes()
+    from binlogkit.slowlog.textreport import _rate
+    rate = _rate(g)      # pt's: over its time range of # Time, 0 within one second
     glob = {
         "count": sum(c.count for c in reported),
         "unique": len(reported),
@@ -107,6 +109,8 @@ def digest_dict(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", 
         "rows_examined": _counts(g.rows_examined),
         "first_seen": iso_utc(g.first_us),
         "last_seen": iso_utc(g.last_us),
+        "qps": rate[0],
+        "concurrency": rate[1],
         "files": list(files),
         "filtered_out": digest.filtered_out,
     }

@@ -20,8 +20,8 @@ Exactness: the result must be what :class:`~binlogkit.slowlog.parser.SlowlogPars
 gives, entry for entry.  The regex ends an entry exactly where the line
 machine does (a line ending in ``;`` followed by a ``#`` line, and no query
 line starts with ``#`` or a server-header word; a query starting with
-``administrator`` is left to the line machine, as pt zeroes its row counts), so a chain of matches from
-a clean boundary is a chain of real entries.  What the regex cannot see
+``administrator`` is left to the line machine, as pt zeroes its row counts),
+so a chain of matches from a clean boundary is a chain of real entries.  What the regex cannot see
 cheaply is checked per run on the extra ``#`` lines and the queries: a second
 ``Query_time:``/``Lock_time:``/``Rows_sent:``/``Rows_examined:``/``Schema:``
 or a ``Time:`` (the parser would read them), a ``#`` line ending in ``;``

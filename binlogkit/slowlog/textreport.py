@@ -282,6 +282,7 @@ def _class_block(digest, rank, c):
 
 def to_text(digest, stats=None, files=(), limit=(None, 20), order_by=(b"Query_time", "sum")):
     limit = (None, limit) if isinstance(limit, int) else limit
+    digest.finish()
     chosen = digest.worst(order_by, limit)
     out = _header(digest, stats, list(files))
     out += _profile(digest, chosen, order_by)
