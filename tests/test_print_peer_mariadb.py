@@ -17,7 +17,7 @@ import pytest
 from oracle import diff_text, stderr_messages
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-EXPECTED = ROOT / "fixtures" / "expected" / "peer_mariadb"
+EXPECTED = ROOT / "fixtures" / "peer_mariadb"
 MANIFEST = json.loads((EXPECTED / "manifest.json").read_text())
 SHARED = ROOT.parent / "shared"
 # binlogkit names the file and offset in its error lines; the real tool's messages that are
