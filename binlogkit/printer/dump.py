@@ -285,40 +285,38 @@ class Printer:
         if start_position > L.BIN_LOG_HEADER_SIZE:
             fde = reader.probe_format()
             if fde is not None:
+                formats = formats_before(reader, fde, start_position)
                 self._adopt_format(reader)
                 if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
-                    self.process_event(reader, fde, stop_position)
+                    for fde in formats:
+                        self.process_event(reader, fde, stop_position)
         self.event_loop(reader, max(start_position, L.BIN_LOG_HEADER_SIZE), stop_position)
 
     def event_loop(self, reader, pos, stop_position):
         """process_event() for every event the reader has from `pos` on (whole row
-        statements through the C printer where it may); returns where it ended."""
+        statements through the C printer where it may); returns where it ended.
+
+        A log still being written (or a crashed one) ends at its first unreadable
+        event after its format description event, with read_log_event's line."""
         process = self.process_event
-        while True:
-            if self._fast:
-                pos = self._print_row_statements(reader, pos, stop_position)
-            try:
-                raw = reader.next_event(pos)
-            except BinlogError as exc:
-                if not reader.in_use:
-                    raise
-                self.error(in_use_read_error(exc))   # a log still being written: its end
-                self.end_position = pos
-                return pos
-            if raw is None:
-                self.end_position = pos
-                return pos
-            if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
-                self._adopt_format(reader)
-            try:
+        try:
+            while True:
+                if self._fast:
+                    pos = self._print_row_statements(reader, pos, stop_position)
+                raw = read_next_event(reader, pos)
+                if raw is None:
+                    self.end_position = pos
+                    return pos
+                if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
+                    self._adopt_format(reader)
                 process(reader, raw, stop_position)
-            except InvalidEventError as exc:
-                if not reader.in_use:
-                    raise
-                self.error(exc.detail)      # read_log_event's line; the in-use log ends here
-                self.end_position = pos
-                return pos
-            pos += raw.event_size
+                pos += raw.event_size
+        except BinlogError as exc:
+            if not (reader.in_use and is_read_error(exc)) or exc.offset == L.BIN_LOG_HEADER_SIZE:
+                raise
+            self.error(getattr(exc, "detail", None) or in_use_read_error(exc))
+            self.end_position = pos
+            return pos
 
     def _print_row_statements(self, reader, pos, stop_position):
         """Let the C accelerator print the whole row statements starting at
@@ -386,22 +384,8 @@ class Printer:
         rec_count counts every event offered, printed or not."""
         opts = self.options
         type_code = raw.type_code
-        body = None
-        if self.encrypted:      # binlogkit has no key: read_log_event cannot decrypt it
-            raise InvalidEventError("Event decryption failure", data_len=L.UINT32.unpack_from(raw.data)[0],
-                                    path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
-        if type_code == L.START_ENCRYPTION_EVENT and not raw.flags & L.LOG_EVENT_IGNORABLE_F:
-            self.encrypted = True   # (over -R the server decrypts and flags it ignorable)
-        if type_code in MYSQL_REFUSED:
-            raise self.invalid_event(reader, raw, MYSQL_REFUSED[type_code])
-        if type_code == L.INCIDENT_EVENT:
-            body = decode_event(raw, reader.fde)
-            if body.incident != INCIDENT_LOST_EVENTS:     # Incident_log_event::is_valid
-                raise self.invalid_event(reader, raw, "Found invalid event in binary log")
+        handler, body = self.read_log_event(reader, raw)
         if type_code == L.GTID_EVENT or type_code == L.GTID_LIST_EVENT:
-            body = decode_event(raw, reader.fde)
-            if type_code == L.GTID_EVENT and body.seq_no == 0:     # Gtid_log_event::is_valid
-                raise self.invalid_event(reader, raw, "Found invalid event in binary log")
             self.gtid_check(reader, raw, body)
         if not self.state.event_group_active:
             return      # a GTID filter left this event group out: not even counted
@@ -421,17 +405,6 @@ class Printer:
                 reason for reason, hit in (("datetime", raw.when >= opts.stop_datetime),
                                            ("position", raw.pos >= stop_position)) if hit)
             raise StopDump()
-        handler = EVENT_HANDLERS.get(type_code)
-        if handler is None and (type_code in P.MYSQL_IGNORED_TYPES or (
-                type_code not in KNOWN_TYPES and raw.flags & L.LOG_EVENT_IGNORABLE_F)):
-            handler = handle_ignorable
-        if handler is None and type_code not in KNOWN_TYPES and not opts.force_read:
-            raise self.invalid_event(reader, raw, "Found invalid event in binary log")
-        if body is None:        # read_log_event: an event that cannot be built is invalid
-            try:
-                body = decode_event(raw, reader.fde)
-            except EventDecodeError:
-                raise self.invalid_event(reader, raw, "Found invalid event in binary log") from None
         if self._print_at:
             self.write(b"# at %d\n" % raw.pos)
         self.hexdump_from = raw.pos
@@ -442,6 +415,33 @@ class Printer:
             SIMPLE_PRINTERS.get(type_code, P.print_unknown)(self, raw, body)
         if self.flashback is not None:
             self.flashback.end_event(type_code)
+
+    def read_log_event(self, reader, raw):
+        """(handler, body): what read_log_event builds, before any filter looks at the event;
+        an event it cannot build (undecryptable, refused, unknown, malformed, invalid) raises
+        InvalidEventError."""
+        type_code = raw.type_code
+        if self.encrypted:      # binlogkit has no key: read_log_event cannot decrypt it
+            raise InvalidEventError("Event decryption failure", data_len=L.UINT32.unpack_from(raw.data)[0],
+                                    path=reader.display_name, offset=raw.pos, type_code=type_code)
+        if type_code == L.START_ENCRYPTION_EVENT and not raw.flags & L.LOG_EVENT_IGNORABLE_F:
+            self.encrypted = True   # (over -R the server decrypts and flags it ignorable)
+        if type_code in MYSQL_REFUSED:
+            raise self.invalid_event(reader, raw, MYSQL_REFUSED[type_code])
+        handler = EVENT_HANDLERS.get(type_code)
+        if handler is None and (type_code in P.MYSQL_IGNORED_TYPES or (
+                type_code not in KNOWN_TYPES and raw.flags & L.LOG_EVENT_IGNORABLE_F)):
+            handler = handle_ignorable
+        if handler is None and type_code not in KNOWN_TYPES and not self.options.force_read:
+            raise self.invalid_event(reader, raw, "Found invalid event in binary log")
+        try:
+            body = decode_event(raw, reader.fde)
+        except EventDecodeError:
+            raise self.invalid_event(reader, raw, "Found invalid event in binary log") from None
+        if (type_code == L.GTID_EVENT and body.seq_no == 0          # Gtid_log_event::is_valid
+                or type_code == L.INCIDENT_EVENT and body.incident != INCIDENT_LOST_EVENTS):
+            raise self.invalid_event(reader, raw, "Found invalid event in binary log")
+        return handler, body
 
     @staticmethod
     def invalid_event(reader, raw, why):
@@ -673,6 +673,38 @@ def in_use_read_error(exc):
     rest = rest.split(" (", 1)[0]
     text = f"Error in Log_event::read_log_event(): '{reason}'"
     return text + sep + rest if sep else text
+
+
+def formats_before(reader, fde, start_position):
+    """check_header reads on up to --start-position: every format description event there
+    (a relay log holds the master's after its own) is printed, the last one rules."""
+    formats = [fde]
+    pos = fde.pos + fde.event_size
+    while pos < start_position:
+        try:
+            raw = reader.next_event(pos)
+        except BinlogError:
+            break
+        if raw is None:
+            break
+        if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
+            formats.append(raw)
+        pos += raw.event_size
+    return formats
+
+
+def read_next_event(reader, pos):
+    """reader.next_event, its errors marked as read errors (see is_read_error)."""
+    try:
+        return reader.next_event(pos)
+    except BinlogError as exc:
+        exc.read_error = True
+        raise
+
+
+def is_read_error(exc):
+    """Whether mariadb-binlog's read_log_event would have failed on it (not the printing)."""
+    return isinstance(exc, (TruncatedEventError, InvalidEventError)) or getattr(exc, "read_error", False)
 
 
 def unreached_stop_warnings(printer, options):
