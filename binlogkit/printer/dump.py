@@ -15,7 +15,7 @@ from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event, mariadb_status_view
 from binlogkit.binlog.reader import BinlogReader
 from binlogkit.errors import (
-    BinlogError, BinlogkitError, EventDecodeError, InvalidEventError,
+    BinlogError, BinlogkitError, EventDecodeError, InvalidEventError, TruncatedEventError,
 )
 from binlogkit.printer import events as P
 from binlogkit.printer.gtid_filter import GtidFiltering
