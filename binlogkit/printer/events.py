@@ -401,7 +401,7 @@ def print_incident(p, raw, body):
 IGNORABLE_NAMES = {28: b"Ignorable log event", 29: b"MySQL Rows_query", 33: b"MySQL Gtid",
                    34: b"MySQL Anonymous_Gtid", 35: b"MySQL Previous_gtids", 36: b"Transaction_context",
                    37: b"View_change", 39: b"MySQL Update_rows_partial",
-                   40: b"MySQL Transaction_payload", 41: b"MySQL Heartbeat"}
+                   40: b"MySQL Transaction_payload", 41: b"MySQL Heartbeat", 164: b"Start_encryption"}
 # MySQL's GTID events: ignorable whatever their flags say
 MYSQL_IGNORED_TYPES = frozenset({33, 34, 35})
 
@@ -559,17 +559,6 @@ def print_start_encryption_event(p, raw, body):
     the dump: flagged ignorable (the events after it come decrypted), which
     mariadb-binlog -R prints as an Ignorable_log_event."""
     if raw.flags & L.LOG_EVENT_IGNORABLE_F:
-        print_ignorable(p, raw)
+        print_ignorable(p, raw, body)
     else:
         print_start_encryption(p, raw, body)
-
-
-def print_ignorable(p, raw):
-    """Ignorable_log_event::print."""
-    if p.options.short_form:
-        return
-    out = []
-    print_header(p, raw, out)
-    out.append(b"\tIgnorable\n# Ignorable event type %d (%s)\n" % (
-        raw.type_code, L.TYPE_NAMES.get(raw.type_code, "Unknown").encode()))
-    p.write(b"".join(out))
