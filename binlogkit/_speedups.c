@@ -25,6 +25,8 @@
  *   rows_values(program, program_ai, kind, data, pos, types)
  *                                           binlog/rowvalues.py iter_rows
  *                                           (in _speedups_image.c)
+ *   payload_frames(payload, has_crc)        printer/mysql/gtid.py inner_event
+ *                                           (in _speedups_mysql.c)
  */
 #include "_speedups.h"
 #include <structmember.h>
@@ -452,6 +454,9 @@ static PyMethodDef methods[] = {
     {"rows_values", (PyCFunction)(void (*)(void))bk_rows_values, METH_FASTCALL,
      "rows_values(program, program_ai, kind, data, pos, types) -> (pairs, pos): the "
      "(before, after) values of the rows from data[pos:], as far as handled."},
+    {"payload_frames", (PyCFunction)(void (*)(void))bk_payload_frames, METH_FASTCALL,
+     "payload_frames(payload, has_crc) -> the events of a Transaction_payload re-framed "
+     "as mysqlbinlog prints them, or None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -464,6 +469,7 @@ PyMODINIT_FUNC
 PyInit__speedups(void)
 {
     b64_init();
+    bk_crc32_init();
     if (PyType_Ready(&RawEvent_Type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);

@@ -1,5 +1,5 @@
 /* Shared by the parts of binlogkit._speedups (_speedups.c, _speedups_rows.c,
- * _speedups_image.c, _speedups_text.c). */
+ * _speedups_image.c, _speedups_text.c, _speedups_mysql.c). */
 #ifndef BINLOGKIT_SPEEDUPS_H
 #define BINLOGKIT_SPEEDUPS_H
 
@@ -169,5 +169,10 @@ PyObject *bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 int bk_rows_text(Buf *out, PyObject *plan, const unsigned char *data, Py_ssize_t end,
                  Py_ssize_t *rows);
 PyObject *bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* _speedups_mysql.c */
+void bk_crc32_init(void);
+uint32_t bk_crc32(uint32_t crc, const unsigned char *p, Py_ssize_t n);
+PyObject *bk_payload_frames(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -45,10 +45,27 @@ enum {
     CTX_TEXT_PLAN,        /* rows_fast.c_text_plan(table_map, kind, cols, cols_ai, width,
                              verbose) -> plan or None, cached in table_map.plans under
                              (kind, cols, cols_ai, width, verbose); None without -v */
-    CTX_SIZE
+    CTX_SIZE,
+    /* The MySQL flavor (printer/mysql/fast.py) adds two entries: */
+    CTX_FLAVOR = CTX_SIZE, /* int: 1 prints mysqlbinlog 8.0's text (below) */
+    CTX_FIXED_POS,        /* bool: the events of a Transaction_payload: each one's "# at" is
+                             `pos`, which does not move; new_pos is then the new `rel` */
+    CTX_SIZE_MYSQL
 };
 
+/* mysqlbinlog 8.0 (printer/mysql/driver.py handle_rows and printer/mysql/rows.py)
+ * prints a row statement like mariadb-binlog but for: Rows_query events (-vv:
+ * "# <line>" lines and the event in the BINLOG block; else only "# at") instead
+ * of Annotate_rows; rows events named "..._v1" for v1 events and their header
+ * lines printed as they come (its head cache is flushed after each event, which
+ * is the same bytes, as only whole statements are printed here); no "# Number
+ * of rows" line; the -v text of printer/mysql/verbose.py (plans of
+ * printer/mysql/fast.py c_text_plan); an event type past the format's number
+ * of event types, a rows event of no columns or, with -v, one with extra row
+ * info is left to Python, like everything else it cannot print the same way. */
+
 #define TABLE_MAP_EVENT 19
+#define ROWS_QUERY_LOG_EVENT 29
 #define ANNOTATE_ROWS_EVENT 160
 #define STMT_END_F 1
 
@@ -133,7 +150,8 @@ put_base64(Buf *b, const unsigned char *ev, Py_ssize_t size)
 
 typedef struct {
     PyObject **ctx;
-    int has_crc, encoded, verbose;
+    int has_crc, encoded, verbose, mysql, fixed_pos;
+    long long at;                /* fixed_pos: the position every event is printed at */
     Py_ssize_t header_len;
     const unsigned char *post_header_len;
     Py_ssize_t n_post_header_len;
@@ -172,8 +190,10 @@ put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
         Py_DECREF(text);
         return -1;
     }
+    /* a payload's events are printed with the payload's end_log_pos (print_transaction_payload) */
+    unsigned long long log_pos = f->fixed_pos ? (unsigned long long)f->at : get_u32(ev + 13);
     char *o = bk_put_header(b->p + b->len, PyBytes_AS_STRING(text), tlen, get_u32(ev + 5),
-                         get_u32(ev + 13), f->has_crc, get_u32(ev + size - BINLOG_CHECKSUM_LEN));
+                            log_pos, f->has_crc, get_u32(ev + size - BINLOG_CHECKSUM_LEN));
     b->len = o - b->p;
     Py_DECREF(text);
     return 0;
@@ -197,6 +217,36 @@ put_annotate(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size, Py_ss
         q = e + 1;
     }
     return 0;
+}
+
+/* Rows_query_log_event::print with -vv: header, "\tRows_query\n", the query (up to
+ * a NUL) in "# line\n" lines (empty lines left out); the event goes to the BINLOG
+ * block.  Without -vv nothing but "# at".  1 printed, 0 leave it to Python, -1 error. */
+static int
+rows_query_event(const Fmt *f, Buf *out, Buf *body, const unsigned char *ev, uint32_t size,
+                 Py_ssize_t end)
+{
+    Py_ssize_t q = f->header_len + post_header(f, ROWS_QUERY_LOG_EVENT, 0) + 1;
+    if (q > end)
+        return 0;
+    if (f->verbose < 2)
+        return 1;
+    if (put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tRows_query\n") < 0)
+        return -1;
+    const unsigned char *nul = memchr(ev + q, 0, end - q);
+    Py_ssize_t qend = nul ? nul - ev : end;
+    while (q <= qend) {
+        Py_ssize_t e = q;
+        while (e < qend && ev[e] != '\n')
+            e++;
+        if (e > q && (BUF_LIT(out, "# ") < 0 || buf_put(out, (const char *)ev + q, e - q) < 0
+                      || BUF_LIT(out, "\n") < 0))
+            return -1;
+        q = e + 1;
+    }
+    if (f->encoded && put_base64(body, ev, size) < 0)
+        return -1;
+    return 1;
 }
 
 /* The rows counted for one rows event (Printer.account_rows / rows.count_rows);
@@ -287,9 +337,10 @@ table_map_event(const Fmt *f, Buf *out, Buf *head, Buf *body, const unsigned cha
         goto done;
     }
     /* head += [annotate], header, text; then flush_head(): straight to out */
-    if (buf_put(out, head->p, head->len) < 0)
+    if (head != out && buf_put(out, head->p, head->len) < 0)
         goto done;
-    head->len = 0;
+    if (head != out)
+        head->len = 0;
     if (*annotate != NULL) {
         const unsigned char *a = *annotate;
         uint32_t asize = get_u32(a + 9);
@@ -319,8 +370,12 @@ verbose_rows(const Fmt *f, Buf *tail, PyObject *table_map, int kind, const unsig
 {
     if (n == 0)             /* "VALUES ()" or nothing: the Python printer's case */
         return 0;
-    PyObject *key = Py_BuildValue("(iy#y#Ki)", kind, (const char *)cols, nbytes,
-                                  (const char *)cols_ai, nbytes, width, f->verbose);
+    /* the MySQL flavor's plans are cached apart: (..., verbose, 1) */
+    PyObject *key = f->mysql
+        ? Py_BuildValue("(iy#y#Kii)", kind, (const char *)cols, nbytes, (const char *)cols_ai,
+                        nbytes, width, f->verbose, 1)
+        : Py_BuildValue("(iy#y#Ki)", kind, (const char *)cols, nbytes, (const char *)cols_ai,
+                        nbytes, width, f->verbose);
     PyObject *plans = key ? PyObject_GetAttrString(table_map, "plans") : NULL;
     PyObject *plan = plans ? PyDict_GetItemWithError(plans, key) : NULL;   /* borrowed */
     Py_XINCREF(plan);
@@ -349,7 +404,9 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
     int type = ev[4];
     int v2 = type >= 30;
     int kind = (type - (v2 ? 30 : 23));            /* 0 write, 1 update, 2 delete */
-    static const char *names[] = {"Write_rows", "Update_rows", "Delete_rows"};
+    static const char *names[] = {"Write_rows", "Update_rows", "Delete_rows",
+                                  "Write_rows_v1", "Update_rows_v1", "Delete_rows_v1"};
+    const char *name = names[kind + (f->mysql && !v2 ? 3 : 0)];
     Py_ssize_t post_len = post_header(f, type, v2 ? 10 : 8);
     Py_ssize_t pos = f->header_len;
     if (post_len != 8 && post_len != 10)
@@ -365,12 +422,13 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
         if (pos + 2 > end)
             return 0;
         Py_ssize_t extra_len = ev[pos] | (ev[pos + 1] << 8);
-        if (extra_len < 2 || pos + extra_len > end)
+        if (extra_len < 2 || pos + extra_len > end || (f->mysql && f->verbose && extra_len > 2))
             return 0;
         pos += extra_len;
     }
     unsigned long long width;
-    if (!packed_length(ev, &pos, end, &width) || width > (unsigned long long)(end - pos) * 8)
+    if (!packed_length(ev, &pos, end, &width) || width > (unsigned long long)(end - pos) * 8
+        || (f->mysql && width == 0))
         return 0;
     Py_ssize_t nbytes = (Py_ssize_t)((width + 7) / 8);
     const unsigned char *cols = ev + pos, *cols_ai = cols;
@@ -384,7 +442,7 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
 
     *stmt_end = flags & STMT_END_F;
     if (put_event_header(head, f, ev, size) < 0 || BUF_LIT(head, "\t") < 0
-        || buf_put(head, names[kind], strlen(names[kind])) < 0
+        || buf_put(head, name, strlen(name)) < 0
         || BUF_LIT(head, ": table id ") < 0 || bk_buf_reserve(head, 64) < 0)
         return -1;
     char *o = put_u64(head->p + head->len, table_id);
@@ -394,6 +452,8 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
     head->len = o - head->p;
     if (f->encoded && put_base64(body, ev, size) < 0)
         return -1;
+    if (f->mysql && !f->verbose)        /* nothing more: no row count in mysqlbinlog */
+        return 1;
 
     PyObject *id = PyLong_FromUnsignedLongLong(table_id);
     if (id == NULL)
@@ -422,7 +482,8 @@ PyObject *
 bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 4 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[3])
-        || PyTuple_GET_SIZE(args[3]) != CTX_SIZE) {
+        || (PyTuple_GET_SIZE(args[3]) != CTX_SIZE
+            && PyTuple_GET_SIZE(args[3]) != CTX_SIZE_MYSQL)) {
         PyErr_SetString(PyExc_TypeError, "print_row_statements(buf: bytes, rel, pos, ctx: tuple)");
         return NULL;
     }
@@ -440,12 +501,18 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f.encoded = PyObject_IsTrue(f.ctx[CTX_ENCODED]);
     f.verbose = PyLong_AsLong(f.ctx[CTX_VERBOSE]);
     f.header_len = PyLong_AsSsize_t(f.ctx[CTX_HEADER_LEN]);
+    f.mysql = f.fixed_pos = 0;
+    if (PyTuple_GET_SIZE(args[3]) == CTX_SIZE_MYSQL) {
+        f.mysql = PyLong_AsLong(f.ctx[CTX_FLAVOR]) == 1;
+        f.fixed_pos = PyObject_IsTrue(f.ctx[CTX_FIXED_POS]);
+    }
     unsigned long long stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
     long long stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
     Py_ssize_t rel = PyLong_AsSsize_t(args[1]);
     long long pos = PyLong_AsLongLong(args[2]);
     if (PyErr_Occurred())
         return NULL;
+    f.at = pos;
 
     const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     Py_ssize_t avail = PyBytes_GET_SIZE(args[0]);
@@ -454,8 +521,9 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     out.as_bytes = 1;
     const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
     Py_ssize_t rows = 0, events = 0, committed_events = 0, committed_len = 0;
-    long long committed_pos = pos;
+    long long committed_pos = f.fixed_pos ? rel : pos;
     int failed = 0;
+    Buf *hdr = f.mysql ? &out : &head;     /* where rows events' header lines go */
 
     while (rel >= 0 && avail - rel >= LOG_EVENT_HEADER_LEN) {
         const unsigned char *ev = data + rel;
@@ -464,34 +532,42 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (size > avail - rel || size < min_size || f.header_len < LOG_EVENT_HEADER_LEN)
             break;
         Py_ssize_t end = size - (f.has_crc ? BINLOG_CHECKSUM_LEN : 0);
-        if ((unsigned long long)pos >= stop_position || (long long)get_u32(ev) >= stop_datetime
-            || f.header_len > end)
+        if ((!f.fixed_pos && (unsigned long long)pos >= stop_position)
+            || (long long)get_u32(ev) >= stop_datetime || f.header_len > end)
             break;
-        int known = type == ANNOTATE_ROWS_EVENT || type == TABLE_MAP_EVENT
-                    || (type >= 23 && type <= 25) || (type >= 30 && type <= 32);
+        int known = type == TABLE_MAP_EVENT || (type >= 23 && type <= 25)
+                    || (type >= 30 && type <= 32)
+                    || type == (f.mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT);
+        if (f.mysql && type > f.n_post_header_len)     /* "Found invalid event" */
+            known = 0;
         if (!known || put_at(&out, pos) < 0)
             break;
         int rc = 1, stmt_end = 0;
         if (type == ANNOTATE_ROWS_EVENT)
             annotate = ev;
+        else if (type == ROWS_QUERY_LOG_EVENT)
+            rc = rows_query_event(&f, &out, &body, ev, size, end);
         else if (type == TABLE_MAP_EVENT)
-            rc = table_map_event(&f, &out, &head, &body, ev, size, end, pos, &annotate);
+            rc = table_map_event(&f, &out, hdr, &body, ev, size, end, pos, &annotate);
         else
-            rc = rows_event(&f, &head, &body, &tail, ev, size, end, &stmt_end, &rows);
+            rc = rows_event(&f, hdr, &body, &tail, ev, size, end, &stmt_end, &rows);
         if (rc <= 0) {
             failed = rc < 0;
             break;
         }
         events++;
         rel += size;
-        pos += size;
+        if (!f.fixed_pos)
+            pos += size;
         if (stmt_end) {             /* flush_statement() */
-            char count[48];
-            char *o = PUT_LIT(count, "# Number of rows: ");
-            o = put_u64(o, (unsigned long long)rows);
-            *o++ = '\n';
+            char count[48], *o = count;
+            if (!f.mysql) {
+                o = PUT_LIT(count, "# Number of rows: ");
+                o = put_u64(o, (unsigned long long)rows);
+                *o++ = '\n';
+            }
             int encoded = f.encoded && body.len;
-            if (buf_put(&out, head.p, head.len) < 0
+            if ((hdr == &head && buf_put(&out, head.p, head.len) < 0)
                 || (encoded && (BUF_LIT(&out, "\nBINLOG '\n") < 0
                                 || buf_put(&out, body.p, body.len) < 0 || BUF_LIT(&out, "'") < 0
                                 || buf_put(&out, PyBytes_AS_STRING(delim),
@@ -505,7 +581,7 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             rows = 0;
             annotate = NULL;
             committed_events = events;
-            committed_pos = pos;
+            committed_pos = f.fixed_pos ? rel : pos;
             committed_len = out.len;
         }
     }

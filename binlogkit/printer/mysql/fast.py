@@ -1,0 +1,209 @@
+"""mysqlbinlog 8.0 row statements printed by the C accelerator.
+
+`speedups.print_row_statements` (binlogkit/_speedups_rows.c) prints whole row
+statements -- Rows_query, Table_map(s), rows events up to the one with
+STMT_END_F -- with the MySQL flavor's text when its context says so.  This
+module decides when it may (`fast_rows_eligible`, `FastRows.ready`), builds
+that context, and gives it the -v/-vv plans (`c_text_plan`) whose texts come
+from printer/mysql/verbose.py, the reference: a column the plan does not
+cover, or a value whose text the C code is not sure of, leaves the event (and
+its statement) to the Python printer, which prints it the usual way.
+"""
+from binlogkit._accel import speedups
+from binlogkit.binlog import layout as L
+from binlogkit.binlog import rows as R
+from binlogkit.binlog.rowcompile import ImageLayout
+from binlogkit.printer.events import backtick
+from binlogkit.printer.mysql import verbose as V
+from binlogkit.printer.mysql.rows import prints_gipk, table_map_text
+from binlogkit.printer.safety import comment_safe
+from binlogkit.printer.state import BASE64_AUTO, BASE64_DECODE_ROWS
+
+FLAVOR_MYSQL = 1
+# bytes the C printer gets to see past its start, so that statements rarely
+# straddle the end of the read buffer
+READ_AHEAD = 1 << 16
+_KINDS = ("write", "update", "delete")     # by the C printer's kind code
+# the types whose mysqlbinlog text the C value printer writes (mysql flag of
+# _speedups_text.c put_value_text); the rest (JSON, GEOMETRY, VECTOR, old
+# DECIMAL...) is printed by verbose.py
+_C_TYPES = frozenset({
+    R.MYSQL_TYPE_TINY, R.MYSQL_TYPE_SHORT, R.MYSQL_TYPE_INT24, R.MYSQL_TYPE_LONG,
+    R.MYSQL_TYPE_LONGLONG, R.MYSQL_TYPE_FLOAT, R.MYSQL_TYPE_DOUBLE, R.MYSQL_TYPE_NEWDECIMAL,
+    R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING, R.MYSQL_TYPE_STRING, R.MYSQL_TYPE_BLOB,
+    R.MYSQL_TYPE_BIT, R.MYSQL_TYPE_SET, R.MYSQL_TYPE_ENUM, R.MYSQL_TYPE_YEAR,
+    R.MYSQL_TYPE_NEWDATE, R.MYSQL_TYPE_TIME, R.MYSQL_TYPE_DATETIME, R.MYSQL_TYPE_TIMESTAMP,
+    R.MYSQL_TYPE_TIME2, R.MYSQL_TYPE_DATETIME2, R.MYSQL_TYPE_TIMESTAMP2,
+})
+
+
+def fast_rows_eligible(opts):
+    """Whether the C printer may print row statements under these options: the
+    default output, -v/-vv, decode-rows, --print-table-metadata, positions and
+    datetimes.  Any option that changes how Rows_query, Table_map or rows
+    events print, or filters them, must keep it off."""
+    return (speedups is not None and not opts.short_form and not opts.hexdump
+            and opts.base64_output in (BASE64_AUTO, BASE64_DECODE_ROWS)
+            and opts.database is None and not opts.server_id and not opts.verify_checksum)
+
+
+# -- -v / -vv plans ----------------------------------------------------------------------
+
+def _column_texts(tm, spec, verbose):
+    """The texts around one column's value ('###   @N=', the rest of the line,
+    the NULL line), or None when the C value printer would read or print
+    it otherwise than verbose.print_value does."""
+    i = spec.index
+    meta = tm.column_meta[i]
+    real = V.real_type(tm.column_types[i], meta)
+    if real not in _C_TYPES or real != spec.real:
+        return None
+    if ((real == R.MYSQL_TYPE_FLOAT and meta != 4) or (real == R.MYSQL_TYPE_DOUBLE and meta != 8)
+            or (real == R.MYSQL_TYPE_BLOB and spec.prefix != meta)):
+        return None
+    if real in (R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING) and spec.prefix != (1 if meta < 256 else 2):
+        return None
+    if real == R.MYSQL_TYPE_STRING:
+        length, shown = V._string_length(meta)
+        if shown != R.MYSQL_TYPE_STRING or spec.prefix != (1 if length < 256 else 2):
+            return None
+    try:
+        typestr, _ = V.print_value([], None, None, real, meta, b"", False, 0, None)
+    except V.StopRow:
+        return None
+    prefix = b"###   @%d=" % (i + 1)
+    if verbose < 2:
+        return prefix, b"\n", prefix + b"NULL\n"
+    comment = b" /* %s meta=%d nullable=%d is_null=%%d */" % (typestr, meta, tm.nullable(i))
+    return prefix, comment % 0 + b"\n", prefix + b"NULL" + comment % 1 + b"\n"
+
+
+def _build_text_plan(tm, kind, bitmaps, width, verbose):
+    command, clause1, clause2 = V.COMMANDS[_KINDS[kind]]
+    head = (b"### " + command + b" " + comment_safe(backtick(tm.db) + b"." + backtick(tm.table))
+            + b"\n" + clause1)
+    images = []
+    for bitmap in bitmaps:
+        layout = ImageLayout(tm, bitmap, width, None)
+        if layout.program is None:
+            return None
+        texts = []
+        for spec in layout.specs:
+            column = _column_texts(tm, spec, verbose)
+            if column is None:
+                return None
+            texts += column
+        images.append(layout.program + (tuple(texts),))
+    return head, clause2, images[0], images[1] if clause2 is not None else None, FLAVOR_MYSQL
+
+
+def c_text_plan(tm, kind, cols, cols_ai, width, verbose):
+    """The -v/-vv plan of one kind of rows event, mysqlbinlog's text, or None.
+
+    Like printer/rows_fast.c_text_plan (kind 0 write, 1 update, 2 delete),
+    with a fifth item, 1, that makes the C value printer write mysqlbinlog's
+    text; cached in ``tm.plans[(kind, cols, cols_ai, width, verbose, 1)]``,
+    where the C printer looks first.
+    """
+    key = (kind, cols, cols_ai, width, verbose, FLAVOR_MYSQL)
+    plans = tm.plans
+    if key not in plans:
+        bitmaps = (cols, cols_ai) if kind == 1 else (cols,)
+        plans[key] = _build_text_plan(tm, kind, bitmaps, width, verbose)
+    return plans[key]
+
+
+# -- the printer's side ------------------------------------------------------------------
+
+class FastRows:
+    """The C row-statement printer for one MysqlPrinter."""
+
+    def __init__(self, printer):
+        self.p = printer
+        self.maps = ({}, {})        # Table_map body bytes -> entry, without / with the GIPK line
+        self._ctx = self._key = self._maps_format = None
+
+    def _clean(self):
+        """No statement half printed, no filter pending that the C printer does not apply."""
+        p = self.p
+        st = p.state
+        return not (p.offset or p.start_datetime or p.filter_based_on_gtids or st.head or st.body
+                    or st.footer or st.have_unflushed_events or st.ignored_maps
+                    or not (st.printed_fd_event or p.options.base64_output == BASE64_DECODE_ROWS))
+
+    def print_statements(self, reader, pos):
+        """Print the whole row statements at file offset `pos`; returns where to go on."""
+        fmt = self.p.file_format
+        if (not self._clean() or fmt.permutation is not None
+                or reader.fde.event_type_permutation is not None):
+            return pos
+        buf, rel = reader.buffered(pos, READ_AHEAD)
+        has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
+        events, pos, text = speedups.print_row_statements(
+            buf, rel, pos, self.context(fmt, has_crc, self.p.stop_position, False))
+        if events:
+            self.p.rec_count += events
+            self.p.write(text)
+        return pos
+
+    def print_payload_statements(self, frames, rel, log_pos, fmt):
+        """The same for the events of a Transaction_payload, re-framed as mysqlbinlog
+        does (`frames`: speedups.payload_frames), from `rel` on, each printed at
+        `log_pos` (the payload's end_log_pos); returns (events printed, new rel)."""
+        if not self._clean() or fmt.permutation is not None:
+            return 0, rel
+        has_crc = fmt.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
+        events, rel, text = speedups.print_row_statements(
+            frames, rel, log_pos, self.context(fmt, has_crc, (1 << 64) - 1, True))
+        if events:
+            self.p.rec_count += events
+            self.p.write(text)
+        return events, rel
+
+    @staticmethod
+    def frames(payload, has_crc):
+        """speedups.payload_frames (b"" when it refuses the payload)."""
+        return speedups.payload_frames(payload, has_crc) or b""
+
+    def context(self, fmt, has_crc, stop_position, fixed_pos):
+        """speedups.print_row_statements' ctx (kept while nothing in it changes)."""
+        p = self.p
+        st = p.state
+        gipk = prints_gipk(st)
+        key = (fmt, has_crc, stop_position, fixed_pos, gipk, st.delimiter)
+        if key == self._key:
+            return self._ctx
+        opts = p.options
+        if fmt != self._maps_format:        # a table map's decoding depends on the format
+            self._maps_format = fmt
+            self.maps[0].clear()
+            self.maps[1].clear()
+        maps = self.maps[gipk]
+
+        def table_map_miss(data, pos):
+            """Decode a Table_map event as the driver does; None leaves it to process_event."""
+            from binlogkit.printer.mysql.driver import ReadError, decode_body
+            from binlogkit.printer.mysql.gtid import IgnorableBody, UnknownBody
+            raw = speedups.frame(data, 0, pos, has_crc)
+            if raw is None or raw.type_code != L.TABLE_MAP_EVENT:
+                return None
+            try:
+                body = decode_body(raw, fmt)
+            except (ReadError, ValueError, IndexError):
+                return None
+            if isinstance(body, (UnknownBody, IgnorableBody)):
+                return None
+            if len(maps) >= 4096:
+                maps.clear()
+            entry = maps[bytes(raw.payload[fmt.header_len:])] = (
+                body.table_id, body, table_map_text(body, gipk, p.print_table_metadata))
+            return entry
+
+        self._key = key
+        self._ctx = (has_crc, fmt.header_len, bytes(fmt.post_header_len),
+                     min(max(stop_position, 0), (1 << 64) - 1),
+                     min(max(opts.stop_datetime, -(1 << 63)), (1 << 63) - 1),
+                     st.delimiter, p._times, p.time_text, maps, table_map_miss, st.table_maps,
+                     R.image_plan, opts.base64_output != BASE64_DECODE_ROWS, opts.verbose,
+                     c_text_plan if opts.verbose else None, FLAVOR_MYSQL, fixed_pos)
+        return self._ctx

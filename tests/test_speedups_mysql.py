@@ -1,0 +1,195 @@
+"""The MySQL flavor's C row-statement printer against the pure-Python path.
+
+`binlogkit print --flavor=mysql` is run in-process twice on every public
+MySQL binlog in ../shared/peer/mysql-binlogs (and on the compressed and
+plain binlogs bench/make_mysql_compressed_binlog.py writes, small), once
+with the C accelerator and once with the pure-Python code (the reference,
+as with BINLOGKIT_PURE=1), under several option sets and read-buffer sizes;
+the bytes (and the error, if any) must be the same.  The C printer's -v
+value text is also compared with printer/mysql/verbose.py column by column
+on random rows events.  Peer cases skip when ../shared is absent.
+"""
+import gzip
+import io
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from binlogkit.binlog import reader as reader_mod
+from binlogkit.binlog import rows as R
+from binlogkit.binlog.events import decode_event
+from binlogkit.binlog.reader import PyRawEvent, RawEvent
+from binlogkit.binlog.rows import TableMapBody
+from binlogkit.errors import BinlogError
+from binlogkit.printer.mysql import fast as fast_mod
+from binlogkit.printer.mysql import gtid as gtid_mod
+from binlogkit.printer.mysql import jsontext
+from binlogkit.printer.mysql.driver import dump_mysql
+from binlogkit.printer.mysql.verbose import print_verbose
+from binlogkit.printer.state import PrintOptions
+from binlogkit.tz import ZoneTable
+
+try:
+    from binlogkit import _speedups as speedups
+except ImportError:
+    speedups = None
+
+pytestmark = pytest.mark.skipif(speedups is None, reason="C accelerator not built")
+
+ROOT = Path(__file__).resolve().parent.parent
+PEER = ROOT.parent / "shared" / "peer" / "mysql-binlogs"
+PEER_FILES = sorted(p for p in PEER.glob("*/*") if p.is_file()) if PEER.is_dir() else []
+ZONE = ZoneTable.from_tz("America/New_York")
+OPTION_SETS = {
+    "default": {},
+    "v": {"verbose": 1},
+    "vv": {"verbose": 2},
+    "decode-rows": {"base64_output": "decode-rows"},
+    "vv-decode-rows": {"base64_output": "decode-rows", "verbose": 2},
+    "vv-metadata": {"verbose": 2, "print_table_metadata": True},
+}
+
+
+class _Counting:
+    """speedups with print_row_statements counting the events it printed."""
+
+    def __init__(self):
+        self.events = 0
+
+    def __getattr__(self, name):
+        return getattr(speedups, name)
+
+    def print_row_statements(self, *args):
+        result = speedups.print_row_statements(*args)
+        self.events += result[0]
+        return result
+
+
+def run_mysql(path, pure, chunk=None, **options):
+    """(output with the error line if any, events the C printer printed)."""
+    counting = _Counting()
+    with pytest.MonkeyPatch.context() as mp:
+        if pure:
+            mp.setattr(reader_mod, "speedups", None)
+            mp.setattr(reader_mod, "RawEvent", PyRawEvent)
+            mp.setattr(R, "speedups", None)
+            mp.setattr(fast_mod, "speedups", None)
+        else:
+            mp.setattr(fast_mod, "speedups", counting)
+        if chunk:
+            mp.setattr(reader_mod, "CHUNK_SIZE", chunk)
+        out = io.BytesIO()
+        with tempfile.TemporaryDirectory() as load_dir:
+            try:
+                dump_mysql([str(path)], out, PrintOptions(local_load=load_dir, force_if_open=True,
+                                                          **options), ZONE, gtid_mod_filter())
+            except BinlogError as exc:
+                out.write(b"ERROR: " + str(exc).encode())
+            return out.getvalue().replace(load_dir.encode(), b"LOAD_DIR"), counting.events
+
+
+def gtid_mod_filter():
+    from binlogkit.printer.mysql.gtidset import GtidFilter
+    return GtidFilter()
+
+
+def assert_same(path, chunk=None, **options):
+    fast, events = run_mysql(path, False, chunk, **options)
+    pure, _ = run_mysql(path, True, chunk, **options)
+    if fast != pure:
+        import difflib
+        diff = "".join(difflib.unified_diff(
+            pure.decode("latin-1").splitlines(keepends=True),
+            fast.decode("latin-1").splitlines(keepends=True), "python", "c", n=2))
+        pytest.fail(f"C and Python differ on {path.name} {options} (chunk {chunk}):\n{diff[:6000]}",
+                    pytrace=False)
+    return events
+
+
+def readable(path, tmp_path):
+    if path.suffix == ".gz":
+        plain = tmp_path / path.stem
+        plain.write_bytes(gzip.decompress(path.read_bytes()))
+        return plain
+    return path
+
+
+@pytest.mark.skipif(not PEER_FILES, reason="../shared/peer/mysql-binlogs is absent")
+@pytest.mark.parametrize("mode", sorted(OPTION_SETS))
+def test_peer_binlogs_same_both_ways(mode, tmp_path):
+    used = 0
+    for path in PEER_FILES:
+        used += assert_same(readable(path, tmp_path), **OPTION_SETS[mode])
+    assert used > 0, "the C printer printed no MySQL row statement"
+
+
+@pytest.mark.skipif(not PEER_FILES, reason="../shared/peer/mysql-binlogs is absent")
+@pytest.mark.parametrize("mode", ["default", "vv-decode-rows"])
+def test_peer_binlogs_small_buffers(mode, tmp_path):
+    """Statements straddling every end of the read buffer."""
+    for path in PEER_FILES:
+        assert_same(readable(path, tmp_path), chunk=97, **OPTION_SETS[mode])
+
+
+@pytest.fixture(scope="module")
+def bench_binlogs(tmp_path_factory):
+    """A small compressed binlog and its plain twin (bench/make_mysql_compressed_binlog.py)."""
+    pytest.importorskip("zstandard")
+    out = tmp_path_factory.mktemp("mysqlbench")
+    subprocess.run([sys.executable, str(ROOT / "bench" / "make_mysql_compressed_binlog.py"),
+                    "--mb", "0.2", "--out", str(out)], check=True, capture_output=True)
+    return sorted(out.glob("mysql80-*.000001"))
+
+
+@pytest.mark.parametrize("mode", sorted(OPTION_SETS))
+def test_compressed_and_plain_twins_same_both_ways(bench_binlogs, mode):
+    for path in bench_binlogs:
+        events = assert_same(path, **OPTION_SETS[mode])
+        assert events > 100, f"C printer printed {events} events of {path.name}"
+
+
+def test_stop_positions_and_datetimes(bench_binlogs):
+    plain = [p for p in bench_binlogs if "plain" in p.name][0]
+    starts = []
+    with reader_mod.BinlogReader(str(plain)) as reader:
+        reader.read_magic()
+        for raw in reader.events():
+            starts.append((raw.pos, raw.event_size, raw.when))
+            if len(starts) > 40:
+                break
+    for pos, size, when in starts[::3]:
+        assert_same(plain, stop_position=pos + size // 2, verbose=2)
+        assert_same(plain, start_position=pos, verbose=1)
+        assert_same(plain, stop_datetime=when + 1)
+
+
+def test_payload_frames_match_python():
+    rnd = random.Random(5)
+    events = []
+    for _ in range(5):
+        body = bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 300)))
+        header = struct.pack("<IBIIIH", rnd.randrange(1 << 32), 19, 7, 19 + len(body), 1234, 0)
+        events.append(header + body)
+    payload = b"".join(events)
+    for has_crc in (False, True):
+        frames = speedups.payload_frames(payload, has_crc)
+        expected = b"".join(
+            gtid_mod.inner_event(raw, 999, has_crc).data
+            for raw in __import__("binlogkit.binlog.mysql_events", fromlist=["x"])
+            .split_payload_events(payload, 4))
+        assert frames == expected
+    assert speedups.payload_frames(payload[:-1], True) is None
+
+
+# -- -v text of single values, column by column ------------------------------------------
+
+def _table_map(types, metas, nullable=True):
+    tm = TableMapBody(table_id=70, flags=1, db=b"d", table=b"t", column_types=bytes(types),
+                      column_meta=list(metas), null_bits=b"\xff" * ((len(types) + 7) // 8)
+                      if nullable else b"\0" * ((len(types) + 7) // 8))
+    return tm
