@@ -27,31 +27,7 @@
  *
  * ctx is a tuple built by dump.py (Printer._fast_context), in this order:
  */
-enum {
-    CTX_HAS_CRC,          /* bool: events end in a CRC32 */
-    CTX_HEADER_LEN,       /* int: FDE common-header length */
-    CTX_POST_HEADER_LEN,  /* bytes: FDE post-header lengths, by type code - 1 */
-    CTX_STOP_POSITION,    /* int: --stop-position (events at or after it are left) */
-    CTX_STOP_DATETIME,    /* int: --stop-datetime */
-    CTX_DELIMITER,        /* bytes: the statement delimiter */
-    CTX_TIMES,            /* dict: when -> header time text */
-    CTX_TIME_TEXT,        /* callable(when) -> time text (and fills CTX_TIMES) */
-    CTX_MAPS,             /* dict: table-map body bytes -> (table_id, TableMapBody, text) */
-    CTX_MAP_MISS,         /* callable(event bytes, pos) -> that tuple (and fills CTX_MAPS), or None */
-    CTX_TABLE_MAPS,       /* dict: table_id -> TableMapBody (PrintState.table_maps) */
-    CTX_IMAGE_PLAN,       /* rows.image_plan(table_map, cols) -> ImagePlan */
-    CTX_ENCODED,          /* bool: the BINLOG base64 block is printed (not decode-rows) */
-    CTX_VERBOSE,          /* int: 0, or -v / -vv */
-    CTX_TEXT_PLAN,        /* rows_fast.c_text_plan(table_map, kind, cols, cols_ai, width,
-                             verbose) -> plan or None, cached in table_map.plans under
-                             (kind, cols, cols_ai, width, verbose); None without -v */
-    CTX_SIZE,
-    /* The MySQL flavor (printer/mysql/fast.py) adds two entries: */
-    CTX_FLAVOR = CTX_SIZE, /* int: 1 prints mysqlbinlog 8.0's text (below) */
-    CTX_FIXED_POS,        /* bool: the events of a Transaction_payload: each one's "# at" is
-                             `pos`, which does not move; new_pos is then the new `rel` */
-    CTX_SIZE_MYSQL
-};
+/* (the ctx entries: CTX_* in _speedups.h) */
 
 /* mysqlbinlog 8.0 (printer/mysql/driver.py handle_rows and printer/mysql/rows.py)
  * prints a row statement like mariadb-binlog but for: Rows_query events (-vv:
@@ -124,8 +100,8 @@ bk_buf_free(Buf *b)
 }
 
 /* "# at <pos>\n" */
-static int
-put_at(Buf *b, long long pos)
+int
+bk_put_at(Buf *b, long long pos)
 {
     if (bk_buf_reserve(b, 32) < 0)
         return -1;
@@ -148,18 +124,10 @@ put_base64(Buf *b, const unsigned char *ev, Py_ssize_t size)
     return 0;
 }
 
-typedef struct {
-    PyObject **ctx;
-    int has_crc, encoded, verbose, mysql, fixed_pos;
-    long long at;                /* fixed_pos: the position every event is printed at */
-    Py_ssize_t header_len;
-    const unsigned char *post_header_len;
-    Py_ssize_t n_post_header_len;
-} Fmt;
 
 /* FormatDescription.post_header(type_code, default) */
-static Py_ssize_t
-post_header(const Fmt *f, int type_code, Py_ssize_t dflt)
+Py_ssize_t
+bk_post_header(const Fmt *f, int type_code, Py_ssize_t dflt)
 {
     if (type_code > 0 && type_code <= f->n_post_header_len)
         return f->post_header_len[type_code - 1];
@@ -167,8 +135,8 @@ post_header(const Fmt *f, int type_code, Py_ssize_t dflt)
 }
 
 /* print_header() for the event at ev into b; -1 with an exception set on error */
-static int
-put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
+int
+bk_put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
 {
     PyObject *when = PyLong_FromUnsignedLong(get_u32(ev));
     if (when == NULL)
@@ -204,9 +172,9 @@ put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
 static int
 put_annotate(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize_t end)
 {
-    if (put_event_header(b, f, ev, size) < 0 || BUF_LIT(b, "\tAnnotate_rows:\n") < 0)
+    if (bk_put_event_header(b, f, ev, size) < 0 || BUF_LIT(b, "\tAnnotate_rows:\n") < 0)
         return -1;
-    Py_ssize_t q = f->header_len + post_header(f, ANNOTATE_ROWS_EVENT, 0);
+    Py_ssize_t q = f->header_len + bk_post_header(f, ANNOTATE_ROWS_EVENT, 0);
     while (q < end) {
         Py_ssize_t e = q;
         while (e < end && ev[e] != '\n' && ev[e] != '\r')
@@ -226,12 +194,12 @@ static int
 rows_query_event(const Fmt *f, Buf *out, Buf *body, const unsigned char *ev, uint32_t size,
                  Py_ssize_t end)
 {
-    Py_ssize_t q = f->header_len + post_header(f, ROWS_QUERY_LOG_EVENT, 0) + 1;
+    Py_ssize_t q = f->header_len + bk_post_header(f, ROWS_QUERY_LOG_EVENT, 0) + 1;
     if (q > end)
         return 0;
     if (f->verbose < 2)
         return 1;
-    if (put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tRows_query\n") < 0)
+    if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tRows_query\n") < 0)
         return -1;
     const unsigned char *nul = memchr(ev + q, 0, end - q);
     Py_ssize_t qend = nul ? nul - ev : end;
@@ -349,7 +317,7 @@ table_map_event(const Fmt *f, Buf *out, Buf *head, Buf *body, const unsigned cha
         *annotate = NULL;
     }
     PyObject *text = PyTuple_GET_ITEM(entry, 2);
-    if (put_event_header(out, f, ev, size) < 0
+    if (bk_put_event_header(out, f, ev, size) < 0
         || buf_put(out, PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)) < 0
         || (f->encoded && put_base64(body, ev, size) < 0)
         || PyDict_SetItem(f->ctx[CTX_TABLE_MAPS], PyTuple_GET_ITEM(entry, 0),
@@ -407,7 +375,7 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
     static const char *names[] = {"Write_rows", "Update_rows", "Delete_rows",
                                   "Write_rows_v1", "Update_rows_v1", "Delete_rows_v1"};
     const char *name = names[kind + (f->mysql && !v2 ? 3 : 0)];
-    Py_ssize_t post_len = post_header(f, type, v2 ? 10 : 8);
+    Py_ssize_t post_len = bk_post_header(f, type, v2 ? 10 : 8);
     Py_ssize_t pos = f->header_len;
     if (post_len != 8 && post_len != 10)
         return 0;
@@ -441,7 +409,7 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
         return 0;
 
     *stmt_end = flags & STMT_END_F;
-    if (put_event_header(head, f, ev, size) < 0 || BUF_LIT(head, "\t") < 0
+    if (bk_put_event_header(head, f, ev, size) < 0 || BUF_LIT(head, "\t") < 0
         || buf_put(head, name, strlen(name)) < 0
         || BUF_LIT(head, ": table id ") < 0 || bk_buf_reserve(head, 64) < 0)
         return -1;
@@ -502,10 +470,25 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f.verbose = PyLong_AsLong(f.ctx[CTX_VERBOSE]);
     f.header_len = PyLong_AsSsize_t(f.ctx[CTX_HEADER_LEN]);
     f.mysql = f.fixed_pos = 0;
+    PyObject *trx_list = NULL;
+    Trx trx = {0}, committed_trx;
     if (PyTuple_GET_SIZE(args[3]) == CTX_SIZE_MYSQL) {
         f.mysql = PyLong_AsLong(f.ctx[CTX_FLAVOR]) == 1;
         f.fixed_pos = PyObject_IsTrue(f.ctx[CTX_FIXED_POS]);
+        if (f.ctx[CTX_TRX_STATE] != Py_None) {
+            trx_list = f.ctx[CTX_TRX_STATE];
+            if (!PyList_Check(trx_list) || PyList_GET_SIZE(trx_list) != 4
+                || !PyDict_Check(f.ctx[CTX_QUERIES]) || !PyDict_Check(f.ctx[CTX_COMMIT_TIMES])) {
+                PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad MySQL context");
+                return NULL;
+            }
+            trx.seen_gtid = PyObject_IsTrue(PyList_GET_ITEM(trx_list, 0));
+            trx.in_transaction = PyObject_IsTrue(PyList_GET_ITEM(trx_list, 1));
+            trx.immediate_server_version = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 2));
+            trx.thread_id = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 3));
+        }
     }
+    committed_trx = trx;
     unsigned long long stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
     long long stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
     Py_ssize_t rel = PyLong_AsSsize_t(args[1]);
@@ -538,15 +521,23 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         int known = type == TABLE_MAP_EVENT || (type >= 23 && type <= 25)
                     || (type >= 30 && type <= 32)
                     || type == (f.mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT);
+        int unit = trx_list && (type == 2 || type == 16 || type == 33 || type == 34);
+        known |= unit;
         if (f.mysql && type > f.n_post_header_len)     /* "Found invalid event" */
             known = 0;
-        if (!known || put_at(&out, pos) < 0)
+        if (unit && events != committed_events)         /* inside a row statement */
+            known = 0;
+        if (!known || bk_put_at(&out, pos) < 0)
             break;
         int rc = 1, stmt_end = 0;
         if (type == ANNOTATE_ROWS_EVENT)
             annotate = ev;
         else if (type == ROWS_QUERY_LOG_EVENT)
             rc = rows_query_event(&f, &out, &body, ev, size, end);
+        else if (unit)              /* one event, printed whole: committed below */
+            rc = type == 2 ? bk_mysql_query(&f, &out, ev, size, end, pos, &trx)
+                 : type == 16 ? bk_mysql_xid(&f, &out, ev, size, end, &trx)
+                 : bk_mysql_gtid(&f, &out, ev, size, end, &trx);
         else if (type == TABLE_MAP_EVENT)
             rc = table_map_event(&f, &out, hdr, &body, ev, size, end, pos, &annotate);
         else
@@ -559,7 +550,7 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         rel += size;
         if (!f.fixed_pos)
             pos += size;
-        if (stmt_end) {             /* flush_statement() */
+        if (stmt_end || unit) {             /* flush_statement() */
             char count[48], *o = count;
             if (!f.mysql) {
                 o = PUT_LIT(count, "# Number of rows: ");
@@ -583,7 +574,17 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             committed_events = events;
             committed_pos = f.fixed_pos ? rel : pos;
             committed_len = out.len;
+            committed_trx = trx;
         }
+    }
+    if (!failed && trx_list && committed_events) {
+        PyObject *items[4] = {PyBool_FromLong(committed_trx.seen_gtid),
+                              PyBool_FromLong(committed_trx.in_transaction),
+                              PyLong_FromLongLong(committed_trx.immediate_server_version),
+                              PyLong_FromLongLong(committed_trx.thread_id)};
+        for (int i = 0; i < 4; i++)
+            if (items[i] == NULL || PyList_SetItem(trx_list, i, items[i]) < 0)
+                failed = 1;
     }
     PyObject *result = NULL, *text = failed ? NULL : bk_buf_take_bytes(&out, committed_len);
     if (text != NULL)

@@ -115,13 +115,31 @@ def c_text_plan(tm, kind, cols, cols_ai, width, verbose):
 
 # -- the printer's side ------------------------------------------------------------------
 
+class _Shadow:
+    """What print_query_header needs of a printer, over a copy of its state."""
+
+    def __init__(self, p, state):
+        self.state, self.options, self.time_text = state, p.options, p.time_text
+
+
 class FastRows:
-    """The C row-statement printer for one MysqlPrinter."""
+    """The C row-statement printer for one MysqlPrinter.
+
+    Besides row statements it prints, when no GTID filter, --database or
+    buffered Intvar/Rand/User_var event is in the way, the GTID, BEGIN /
+    COMMIT and Xid events around them (CTX_TRX_STATE): BEGIN and COMMIT only
+    when printing them leaves the session state as it is (`_query_miss` asks
+    print_query_header on a copy of the state), so that their text is the
+    same every time under one state (`_queries`, per state fingerprint).
+    """
 
     def __init__(self, printer):
         self.p = printer
         self.maps = ({}, {})        # Table_map body bytes -> entry, without / with the GIPK line
         self._ctx = self._key = self._maps_format = None
+        self._trx = [False, False, 0, 0]      # CTX_TRX_STATE
+        self._queries = {}                    # state fingerprint -> {query key: entry}
+        self._commit_times = {}
 
     def _clean(self):
         """No statement half printed, no filter pending that the C printer does not apply."""
@@ -131,20 +149,23 @@ class FastRows:
                     or st.footer or st.have_unflushed_events or st.ignored_maps
                     or not (st.printed_fd_event or p.options.base64_output == BASE64_DECODE_ROWS))
 
+    def _trx_on(self):
+        p = self.p
+        return not (p.gtid_filtering or p.buffered or p.state.skipped_event_in_transaction)
+
     def print_statements(self, reader, pos):
-        """Print the whole row statements at file offset `pos`; returns where to go on."""
-        fmt = self.p.file_format
+        """Print the whole row statements (and transactions) at file offset `pos`;
+        returns where to go on."""
+        p = self.p
+        fmt = p.file_format
+        buf, rel = reader.buffered(pos, READ_AHEAD)
+        if len(buf) < rel + L.LOG_EVENT_HEADER_LEN or buf[rel + 4] not in START_TYPES:
+            return pos
         if (not self._clean() or fmt.permutation is not None
                 or reader.fde.event_type_permutation is not None):
             return pos
-        buf, rel = reader.buffered(pos, READ_AHEAD)
         has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
-        events, pos, text = speedups.print_row_statements(
-            buf, rel, pos, self.context(fmt, has_crc, self.p.stop_position, False))
-        if events:
-            self.p.rec_count += events
-            self.p.write(text)
-        return pos
+        return self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False))
 
     def print_payload_statements(self, frames, rel, log_pos, fmt):
         """The same for the events of a Transaction_payload, re-framed as mysqlbinlog
@@ -153,12 +174,23 @@ class FastRows:
         if not self._clean() or fmt.permutation is not None:
             return 0, rel
         has_crc = fmt.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
-        events, rel, text = speedups.print_row_statements(
-            frames, rel, log_pos, self.context(fmt, has_crc, (1 << 64) - 1, True))
+        count = self.p.rec_count
+        rel = self._run(frames, rel, log_pos, self.context(fmt, has_crc, (1 << 64) - 1, True))
+        return self.p.rec_count - count, rel
+
+    def _run(self, buf, rel, pos, ctx):
+        p = self.p
+        st = p.state
+        trx = ctx[-6]
+        if trx is not None:
+            trx[:] = (p.seen_gtid, p.in_transaction, st.immediate_server_version, st.thread_id)
+        events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
         if events:
-            self.p.rec_count += events
-            self.p.write(text)
-        return events, rel
+            p.rec_count += events
+            p.write(text)
+            if trx is not None:
+                p.seen_gtid, p.in_transaction, st.immediate_server_version = trx[0], trx[1], trx[2]
+        return pos
 
     @staticmethod
     def frames(payload, has_crc):
@@ -170,7 +202,9 @@ class FastRows:
         p = self.p
         st = p.state
         gipk = prints_gipk(st)
-        key = (fmt, has_crc, stop_position, fixed_pos, gipk, st.delimiter)
+        trx_on = self._trx_on()
+        fingerprint = _fingerprint(st) if trx_on else None
+        key = (fmt, has_crc, stop_position, fixed_pos, gipk, st.delimiter, fingerprint)
         if key == self._key:
             return self._ctx
         opts = p.options
@@ -178,25 +212,32 @@ class FastRows:
             self._maps_format = fmt
             self.maps[0].clear()
             self.maps[1].clear()
+            self._queries.clear()
         maps = self.maps[gipk]
+        if len(self._queries) > 64:
+            self._queries.clear()
+        queries = self._queries.setdefault(fingerprint, {})
+        if len(queries) > 4096:
+            queries.clear()
 
         def table_map_miss(data, pos):
             """Decode a Table_map event as the driver does; None leaves it to process_event."""
-            from binlogkit.printer.mysql.driver import ReadError, decode_body
-            from binlogkit.printer.mysql.gtid import IgnorableBody, UnknownBody
-            raw = speedups.frame(data, 0, pos, has_crc)
-            if raw is None or raw.type_code != L.TABLE_MAP_EVENT:
-                return None
-            try:
-                body = decode_body(raw, fmt)
-            except (ReadError, ValueError, IndexError):
-                return None
-            if isinstance(body, (UnknownBody, IgnorableBody)):
+            body = _decode(data, pos, has_crc, fmt, L.TABLE_MAP_EVENT)
+            if body is None:
                 return None
             if len(maps) >= 4096:
                 maps.clear()
-            entry = maps[bytes(raw.payload[fmt.header_len:])] = (
-                body.table_id, body, table_map_text(body, gipk, p.print_table_metadata))
+            entry = maps[bytes(body[0].payload[fmt.header_len:])] = (
+                body[1].table_id, body[1], table_map_text(body[1], gipk, p.print_table_metadata))
+            return entry
+
+        def query_miss(data, pos):
+            decoded = _decode(data, pos, has_crc, fmt, L.QUERY_EVENT)
+            if decoded is None:
+                return None
+            raw, body = decoded
+            key = bytes((raw.flags & 0x0C,)) + bytes(raw.payload[fmt.header_len + 8:])
+            entry = queries[key] = _steady_query(p, raw, body)
             return entry
 
         self._key = key
@@ -205,5 +246,69 @@ class FastRows:
                      min(max(opts.stop_datetime, -(1 << 63)), (1 << 63) - 1),
                      st.delimiter, p._times, p.time_text, maps, table_map_miss, st.table_maps,
                      R.image_plan, opts.base64_output != BASE64_DECODE_ROWS, opts.verbose,
-                     c_text_plan if opts.verbose else None, FLAVOR_MYSQL, fixed_pos)
+                     c_text_plan if opts.verbose else None, FLAVOR_MYSQL, fixed_pos,
+                     self._trx if trx_on else None, gipk, queries, query_miss,
+                     self._commit_times, self._commit_time_parts)
         return self._ctx
+
+    def _commit_time_parts(self, secs):
+        from binlogkit.printer.mysql.gtid import commit_time_parts
+        parts = self._commit_times[secs] = commit_time_parts(self.p.zone, secs)
+        if len(self._commit_times) > 4096:
+            self._commit_times.clear()
+        return parts
+
+
+# where the C printer may start: BEGIN/COMMIT, Xid, Table_map, Rows_query, GTIDs
+START_TYPES = frozenset({L.QUERY_EVENT, L.XID_EVENT, L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT,
+                         L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT})
+# what print_query_header reads of the state (and BEGIN/COMMIT must leave as it is)
+_QUERY_STATE = ("db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
+                "auto_increment_increment", "auto_increment_offset", "charset_inited", "charset",
+                "time_zone", "lc_time_names_number", "charset_database_number",
+                "default_collation_for_utf8mb4_number", "sql_require_primary_key",
+                "default_table_encryption", "thread_id", "thread_id_printed", "delimiter")
+
+
+def _fingerprint(st):
+    return tuple(getattr(st, name) for name in _QUERY_STATE)
+
+
+def _decode(data, pos, has_crc, fmt, type_code):
+    """(RawEvent, body) of the event in `data` as the driver decodes it, or None."""
+    from binlogkit.printer.mysql.driver import ReadError, decode_body
+    from binlogkit.printer.mysql.gtid import IgnorableBody, UnknownBody
+    raw = speedups.frame(data, 0, pos, has_crc)
+    if raw is None or raw.type_code != type_code:
+        return None
+    try:
+        body = decode_body(raw, fmt)
+    except (ReadError, ValueError, IndexError):
+        return None
+    if isinstance(body, (UnknownBody, IgnorableBody)):
+        return None
+    return raw, body
+
+
+def _steady_query(p, raw, body):
+    """The C printer's entry for a BEGIN or COMMIT whose print_query_header text
+    leaves the state as it is: (from '\terror_code' on, what follows the
+    timestamp's seconds, what follows the timestamp line), else None."""
+    import copy
+
+    from binlogkit.printer.mysql.events import print_query_header
+    if body.query not in (b"BEGIN", b"COMMIT"):
+        return None
+    st = p.state
+    shadow = copy.copy(st)
+    out = []
+    print_query_header(_Shadow(p, shadow), raw, body, out)
+    if _fingerprint(shadow) != _fingerprint(st) or len(out) < 3:
+        return None
+    d = st.delimiter
+    frac = b".%06d" % body.when_sec_part if body.when_sec_part else b""
+    line, cut = out[1], out[1].find(b"\terror_code=")
+    if (cut < 0 or not line.startswith(b"\tQuery\t")
+            or out[2] != b"SET TIMESTAMP=%d%s%s\n" % (raw.when, frac, d)):
+        return None
+    return line[cut:], frac, b"".join(out[3:]) + body.query + b"\n" + d + b"\n"
