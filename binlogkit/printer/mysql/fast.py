@@ -9,6 +9,8 @@ from printer/mysql/verbose.py, the reference: a column the plan does not
 cover, or a value whose text the C code is not sure of, leaves the event (and
 its statement) to the Python printer, which prints it the usual way.
 """
+import operator
+
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
@@ -20,6 +22,10 @@ from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_AUTO, BASE64_DECODE_ROWS
 
 FLAVOR_MYSQL = 1
+# print_row_statements' ctx: where the transaction state sits, how long it is
+# (CTX_TRX_STATE, CTX_SIZE_MYSQL in _speedups.h; tests/test_speedups_enums.py)
+CTX_TRX_STATE = 17
+CTX_SIZE_MYSQL = 23
 # bytes the C printer gets to see past its start, so that statements rarely
 # straddle the end of the read buffer
 READ_AHEAD = 1 << 16
@@ -136,7 +142,8 @@ class FastRows:
     def __init__(self, printer):
         self.p = printer
         self.maps = ({}, {})        # Table_map body bytes -> entry, without / with the GIPK line
-        self._ctx = self._key = self._maps_format = None
+        self._contexts = {}                   # context() key -> ctx
+        self._maps_format = None
         self._trx = [False, False, 0, 0]      # CTX_TRX_STATE
         self._queries = {}                    # state fingerprint -> {query key: entry}
         self._commit_times = {}
@@ -181,7 +188,7 @@ class FastRows:
     def _run(self, buf, rel, pos, ctx):
         p = self.p
         st = p.state
-        trx = ctx[-6]
+        trx = ctx[CTX_TRX_STATE]
         if trx is not None:
             trx[:] = (p.seen_gtid, p.in_transaction, st.immediate_server_version, st.thread_id)
         events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
@@ -204,15 +211,18 @@ class FastRows:
         gipk = prints_gipk(st)
         trx_on = self._trx_on()
         fingerprint = _fingerprint(st) if trx_on else None
-        key = (fmt, has_crc, stop_position, fixed_pos, gipk, st.delimiter, fingerprint)
-        if key == self._key:
-            return self._ctx
+        layout = (fmt.header_len, bytes(fmt.post_header_len))     # what decoding depends on
+        key = (layout, has_crc, stop_position, fixed_pos, gipk, st.delimiter, fingerprint)
+        ctx = self._contexts.get(key)
+        if ctx is not None:
+            return ctx
         opts = p.options
-        if fmt != self._maps_format:        # a table map's decoding depends on the format
-            self._maps_format = fmt
+        if layout != self._maps_format:
+            self._maps_format = layout
             self.maps[0].clear()
             self.maps[1].clear()
             self._queries.clear()
+            self._contexts.clear()
         maps = self.maps[gipk]
         if len(self._queries) > 64:
             self._queries.clear()
@@ -240,8 +250,9 @@ class FastRows:
             entry = queries[key] = _steady_query(p, raw, body)
             return entry
 
-        self._key = key
-        self._ctx = (has_crc, fmt.header_len, bytes(fmt.post_header_len),
+        if len(self._contexts) > 16:
+            self._contexts.clear()
+        ctx = self._contexts[key] = (has_crc, fmt.header_len, bytes(fmt.post_header_len),
                      min(max(stop_position, 0), (1 << 64) - 1),
                      min(max(opts.stop_datetime, -(1 << 63)), (1 << 63) - 1),
                      st.delimiter, p._times, p.time_text, maps, table_map_miss, st.table_maps,
@@ -249,7 +260,7 @@ class FastRows:
                      c_text_plan if opts.verbose else None, FLAVOR_MYSQL, fixed_pos,
                      self._trx if trx_on else None, gipk, queries, query_miss,
                      self._commit_times, self._commit_time_parts)
-        return self._ctx
+        return ctx
 
     def _commit_time_parts(self, secs):
         from binlogkit.printer.mysql.gtid import commit_time_parts
@@ -270,8 +281,7 @@ _QUERY_STATE = ("db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
                 "default_table_encryption", "thread_id", "thread_id_printed", "delimiter")
 
 
-def _fingerprint(st):
-    return tuple(getattr(st, name) for name in _QUERY_STATE)
+_fingerprint = operator.attrgetter(*_QUERY_STATE)
 
 
 def _decode(data, pos, has_crc, fmt, type_code):
