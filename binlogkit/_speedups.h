@@ -126,14 +126,18 @@ enum {
     CTX_QUERY_MISS,       /* callable(event bytes, pos) -> that tuple or None (fills the dict) */
     CTX_COMMIT_TIMES,     /* dict: seconds -> (text before, after the ".%06d") */
     CTX_COMMIT_TIME,      /* callable(seconds) -> that tuple (and fills the dict) */
+    CTX_DECOMPRESS,       /* callable(bytes) -> a zstd payload uncompressed, or None; None:
+                             Transaction_payload events are left to Python */
     CTX_SIZE_MYSQL
 };
 
 /* The context, taken out of ctx */
 typedef struct {
     PyObject **ctx;
-    int has_crc, encoded, verbose, mysql, fixed_pos;
+    int has_crc, encoded, verbose, mysql, fixed_pos, trx;
     long long at;                /* fixed_pos: the position every event is printed at */
+    unsigned long long stop_position;
+    long long stop_datetime;
     Py_ssize_t header_len;
     const unsigned char *post_header_len;
     Py_ssize_t n_post_header_len;
@@ -145,7 +149,16 @@ typedef struct {
     long long immediate_server_version, thread_id;
 } Trx;
 
+/* What a statement loop has committed (printed whole) */
+typedef struct {
+    Py_ssize_t events, len;     /* events printed; out->len after them */
+    long long pos;              /* where the next event starts (fixed_pos: its rel) */
+    Trx trx;
+} Mark;
+
 PyObject *bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssize_t rel,
+                  long long pos, Buf *out, Trx *trx, Mark *m);
 Py_ssize_t bk_post_header(const Fmt *f, int type_code, Py_ssize_t dflt);
 int bk_put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size);
 int bk_put_at(Buf *b, long long pos);
@@ -233,5 +246,7 @@ int bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t siz
                    long long pos, Trx *t);
 int bk_mysql_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                  Trx *t);
+int bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                     Py_ssize_t end, Trx *t, Py_ssize_t *events);
 
 #endif

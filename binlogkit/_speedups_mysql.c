@@ -53,6 +53,39 @@ put_u32(unsigned char *p, uint32_t v)
     p[3] = v >> 24;
 }
 
+/* payload_frames() of n bytes: bytes, or None (a new reference), NULL on error */
+static PyObject *
+frame_payload(const unsigned char *in, Py_ssize_t n, int has_crc)
+{
+    Py_ssize_t count = 0, at = 0;
+    while (at < n) {                    /* split_payload_events' checks */
+        if (n - at < LOG_EVENT_HEADER_LEN)
+            break;
+        uint32_t size = get_u32(in + at + 9);
+        if (size < LOG_EVENT_HEADER_LEN || size > n - at)
+            break;
+        at += size;
+        count++;
+    }
+    if (at != n)
+        Py_RETURN_NONE;
+    if (!has_crc)
+        return PyBytes_FromStringAndSize((const char *)in, n);
+    PyObject *result = PyBytes_FromStringAndSize(NULL, n + BINLOG_CHECKSUM_LEN * count);
+    if (result == NULL)
+        return NULL;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(result);
+    for (at = 0; at < n;) {
+        uint32_t size = get_u32(in + at + 9);
+        memcpy(o, in + at, size);
+        put_u32(o + 9, size + BINLOG_CHECKSUM_LEN);
+        put_u32(o + size, bk_crc32(0, o, size));
+        o += size + BINLOG_CHECKSUM_LEN;
+        at += size;
+    }
+    return result;
+}
+
 PyObject *
 bk_payload_frames(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -66,34 +99,7 @@ bk_payload_frames(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    const unsigned char *in = view.buf;
-    Py_ssize_t n = view.len, count = 0, at = 0;
-    while (at < n) {                    /* split_payload_events' checks */
-        if (n - at < LOG_EVENT_HEADER_LEN)
-            break;
-        uint32_t size = get_u32(in + at + 9);
-        if (size < LOG_EVENT_HEADER_LEN || size > n - at)
-            break;
-        at += size;
-        count++;
-    }
-    PyObject *result = NULL;
-    if (at != n) {
-        result = Py_None;
-        Py_INCREF(result);
-    } else if (!has_crc) {
-        result = PyBytes_FromStringAndSize((const char *)in, n);
-    } else if ((result = PyBytes_FromStringAndSize(NULL, n + BINLOG_CHECKSUM_LEN * count))) {
-        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(result);
-        for (at = 0; at < n;) {
-            uint32_t size = get_u32(in + at + 9);
-            memcpy(o, in + at, size);
-            put_u32(o + 9, size + BINLOG_CHECKSUM_LEN);
-            put_u32(o + size, bk_crc32(0, o, size));
-            o += size + BINLOG_CHECKSUM_LEN;
-            at += size;
-        }
-    }
+    PyObject *result = frame_payload(view.buf, view.len, has_crc);
     PyBuffer_Release(&view);
     return result;
 }
@@ -371,4 +377,93 @@ bk_mysql_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_
         return -1;
     t->in_transaction = t->seen_gtid = 0;
     return 1;
+}
+
+/* Transaction_payload_log_event (mysql_events.decode_transaction_payload, then
+ * gtid.py print_transaction_payload): the TLV header, the payload (a zstd one
+ * uncompressed by CTX_DECOMPRESS), its events re-framed (frame_payload) and
+ * printed by the statement loop at this event's end_log_pos -- all of them, or
+ * the event is left to Python.  *events: this one and those inside. */
+int
+bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                 Trx *t, Py_ssize_t *events)
+{
+    if (f->fixed_pos || f->ctx[CTX_DECOMPRESS] == Py_None)
+        return 0;
+    Py_ssize_t p = f->header_len;
+    unsigned long long field, length, value, fields[4] = {0, 0, 0, 0};
+    int seen[4] = {0, 0, 0, 0};
+    for (;;) {
+        if (!packed_u64(ev, &p, end, &field))
+            return 0;
+        if (field == 0)                     /* OTW_PAYLOAD_HEADER_END_MARK */
+            break;
+        if (!packed_u64(ev, &p, end, &length))
+            return 0;
+        if (field <= 3) {
+            if (!packed_u64(ev, &p, end, &value))
+                return 0;
+            fields[field] = value;
+            seen[field] = 1;
+        } else if (length > (unsigned long long)(end - p)) {
+            return 0;
+        } else {
+            p += (Py_ssize_t)length;
+        }
+    }
+    unsigned long long psize = fields[1], ctype = fields[2];
+    if (!seen[1] || !seen[2] || psize > (unsigned long long)(end - p) || (ctype != 0 && ctype != 255))
+        return 0;
+    PyObject *payload;
+    if (ctype == 255) {
+        payload = PyBytes_FromStringAndSize((const char *)ev + p, (Py_ssize_t)psize);
+    } else {
+        PyObject *packed = PyBytes_FromStringAndSize((const char *)ev + p, (Py_ssize_t)psize);
+        payload = packed ? PyObject_CallOneArg(f->ctx[CTX_DECOMPRESS], packed) : NULL;
+        Py_XDECREF(packed);
+    }
+    if (payload == NULL)
+        return -1;
+    PyObject *frames = PyBytes_Check(payload)
+        ? frame_payload((const unsigned char *)PyBytes_AS_STRING(payload),
+                        PyBytes_GET_SIZE(payload), f->has_crc)
+        : (Py_INCREF(Py_None), Py_None);
+    Py_DECREF(payload);
+    if (frames == NULL)
+        return -1;
+    if (frames == Py_None) {
+        Py_DECREF(frames);
+        return 0;
+    }
+    Py_ssize_t start = out->len;
+    int rc = -1;
+    if (bk_put_event_header(out, f, ev, size) < 0
+        || BUF_LIT(out, "\tTransaction_Payload\t\tpayload_size=") < 0 || put_num(out, psize) < 0
+        || (ctype == 0 ? BUF_LIT(out, "\tcompression_type=ZSTD\tuncompressed_size=")
+                       : BUF_LIT(out, "\tcompression_type=NONE")) < 0
+        || (ctype == 0 && put_num(out, fields[3]) < 0)
+        || BUF_LIT(out, "\n# Start of compressed events.\n") < 0)
+        goto done;
+    Fmt inner = *f;
+    inner.fixed_pos = 1;
+    inner.at = get_u32(ev + 13);
+    Trx trx = *t;
+    Mark m;
+    Py_ssize_t n = PyBytes_GET_SIZE(frames);
+    if (bk_statements(&inner, (const unsigned char *)PyBytes_AS_STRING(frames), n, 0, inner.at,
+                      out, &trx, &m) < 0)
+        goto done;
+    if (m.pos != n) {                       /* not all of it: Python prints the event */
+        out->len = start;
+        rc = 0;
+        goto done;
+    }
+    if (BUF_LIT(out, "# End of compressed events.\n") < 0)
+        goto done;
+    *t = m.trx;
+    *events = 1 + m.events;
+    rc = 1;
+done:
+    Py_DECREF(frames);
+    return rc;
 }

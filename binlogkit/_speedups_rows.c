@@ -446,6 +446,104 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
     return 1;
 }
 
+/* The statement loop over data[rel:] (file offset pos, or every event at f->at
+ * in fixed_pos mode), appending to out; m: what is committed (out is cut back
+ * to it).  0, or -1 with an exception set. */
+int
+bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssize_t rel,
+              long long pos, Buf *out, Trx *trx, Mark *m)
+{
+    PyObject *delim = f->ctx[CTX_DELIMITER];
+    unsigned long long stop_position = f->stop_position;
+    Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
+    Buf head = {0}, body = {0}, tail = {0};
+    const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
+    Py_ssize_t rows = 0, events = 0;
+    int failed = 0;
+    Buf *hdr = f->mysql ? out : &head;      /* where rows events' header lines go */
+    m->events = 0;
+    m->pos = f->fixed_pos ? rel : pos;
+    m->len = out->len;
+    m->trx = *trx;
+
+    while (rel >= 0 && avail - rel >= LOG_EVENT_HEADER_LEN) {
+        const unsigned char *ev = data + rel;
+        int type = ev[4];
+        uint32_t size = get_u32(ev + 9);
+        if (size > avail - rel || size < min_size || f->header_len < LOG_EVENT_HEADER_LEN)
+            break;
+        Py_ssize_t end = size - (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
+        if ((!f->fixed_pos && (unsigned long long)pos >= stop_position)
+            || (long long)get_u32(ev) >= f->stop_datetime || f->header_len > end)
+            break;
+        int known = type == TABLE_MAP_EVENT || (type >= 23 && type <= 25)
+                    || (type >= 30 && type <= 32)
+                    || type == (f->mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT);
+        int unit = f->trx && (type == 2 || type == 16 || type == 33 || type == 34 || type == 40);
+        known |= unit;
+        if (f->mysql && type > f->n_post_header_len)     /* "Found invalid event" */
+            known = 0;
+        if (unit && events != m->events)                /* inside a row statement */
+            known = 0;
+        if (!known || bk_put_at(out, pos) < 0)
+            break;
+        int rc = 1, stmt_end = 0;
+        Py_ssize_t count = 1;
+        if (type == ANNOTATE_ROWS_EVENT)
+            annotate = ev;
+        else if (type == ROWS_QUERY_LOG_EVENT)
+            rc = rows_query_event(f, out, &body, ev, size, end);
+        else if (unit)              /* one event, printed whole: committed below */
+            rc = type == 2 ? bk_mysql_query(f, out, ev, size, end, pos, trx)
+                 : type == 16 ? bk_mysql_xid(f, out, ev, size, end, trx)
+                 : type == 40 ? bk_mysql_payload(f, out, ev, size, end, trx, &count)
+                 : bk_mysql_gtid(f, out, ev, size, end, trx);
+        else if (type == TABLE_MAP_EVENT)
+            rc = table_map_event(f, out, hdr, &body, ev, size, end, pos, &annotate);
+        else
+            rc = rows_event(f, hdr, &body, &tail, ev, size, end, &stmt_end, &rows);
+        if (rc <= 0) {
+            failed = rc < 0;
+            break;
+        }
+        events += count;
+        rel += size;
+        if (!f->fixed_pos)
+            pos += size;
+        if (stmt_end || unit) {             /* flush_statement() */
+            char line[48], *o = line;
+            if (!f->mysql) {
+                o = PUT_LIT(line, "# Number of rows: ");
+                o = put_u64(o, (unsigned long long)rows);
+                *o++ = '\n';
+            }
+            int encoded = f->encoded && body.len;
+            if ((hdr == &head && buf_put(out, head.p, head.len) < 0)
+                || (encoded && (BUF_LIT(out, "\nBINLOG '\n") < 0
+                                || buf_put(out, body.p, body.len) < 0 || BUF_LIT(out, "'") < 0
+                                || buf_put(out, PyBytes_AS_STRING(delim),
+                                           PyBytes_GET_SIZE(delim)) < 0
+                                || BUF_LIT(out, "\n") < 0))
+                || buf_put(out, tail.p, tail.len) < 0 || buf_put(out, line, o - line) < 0) {
+                failed = 1;
+                break;
+            }
+            head.len = body.len = tail.len = 0;
+            rows = 0;
+            annotate = NULL;
+            m->events = events;
+            m->pos = f->fixed_pos ? rel : pos;
+            m->len = out->len;
+            m->trx = *trx;
+        }
+    }
+    out->len = m->len;
+    bk_buf_free(&head);
+    bk_buf_free(&body);
+    bk_buf_free(&tail);
+    return failed ? -1 : 0;
+}
+
 PyObject *
 bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -469,9 +567,11 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f.encoded = PyObject_IsTrue(f.ctx[CTX_ENCODED]);
     f.verbose = PyLong_AsLong(f.ctx[CTX_VERBOSE]);
     f.header_len = PyLong_AsSsize_t(f.ctx[CTX_HEADER_LEN]);
-    f.mysql = f.fixed_pos = 0;
+    f.stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
+    f.stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
+    f.mysql = f.fixed_pos = f.trx = 0;
     PyObject *trx_list = NULL;
-    Trx trx = {0}, committed_trx;
+    Trx trx = {0};
     if (PyTuple_GET_SIZE(args[3]) == CTX_SIZE_MYSQL) {
         f.mysql = PyLong_AsLong(f.ctx[CTX_FLAVOR]) == 1;
         f.fixed_pos = PyObject_IsTrue(f.ctx[CTX_FIXED_POS]);
@@ -482,116 +582,36 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad MySQL context");
                 return NULL;
             }
+            f.trx = 1;
             trx.seen_gtid = PyObject_IsTrue(PyList_GET_ITEM(trx_list, 0));
             trx.in_transaction = PyObject_IsTrue(PyList_GET_ITEM(trx_list, 1));
             trx.immediate_server_version = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 2));
             trx.thread_id = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 3));
         }
     }
-    committed_trx = trx;
-    unsigned long long stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
-    long long stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
     Py_ssize_t rel = PyLong_AsSsize_t(args[1]);
     long long pos = PyLong_AsLongLong(args[2]);
     if (PyErr_Occurred())
         return NULL;
     f.at = pos;
 
-    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    Py_ssize_t avail = PyBytes_GET_SIZE(args[0]);
-    Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f.has_crc ? BINLOG_CHECKSUM_LEN : 0);
-    Buf out = {0}, head = {0}, body = {0}, tail = {0};
+    Buf out = {0};
     out.as_bytes = 1;
-    const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
-    Py_ssize_t rows = 0, events = 0, committed_events = 0, committed_len = 0;
-    long long committed_pos = f.fixed_pos ? rel : pos;
-    int failed = 0;
-    Buf *hdr = f.mysql ? &out : &head;     /* where rows events' header lines go */
-
-    while (rel >= 0 && avail - rel >= LOG_EVENT_HEADER_LEN) {
-        const unsigned char *ev = data + rel;
-        int type = ev[4];
-        uint32_t size = get_u32(ev + 9);
-        if (size > avail - rel || size < min_size || f.header_len < LOG_EVENT_HEADER_LEN)
-            break;
-        Py_ssize_t end = size - (f.has_crc ? BINLOG_CHECKSUM_LEN : 0);
-        if ((!f.fixed_pos && (unsigned long long)pos >= stop_position)
-            || (long long)get_u32(ev) >= stop_datetime || f.header_len > end)
-            break;
-        int known = type == TABLE_MAP_EVENT || (type >= 23 && type <= 25)
-                    || (type >= 30 && type <= 32)
-                    || type == (f.mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT);
-        int unit = trx_list && (type == 2 || type == 16 || type == 33 || type == 34);
-        known |= unit;
-        if (f.mysql && type > f.n_post_header_len)     /* "Found invalid event" */
-            known = 0;
-        if (unit && events != committed_events)         /* inside a row statement */
-            known = 0;
-        if (!known || bk_put_at(&out, pos) < 0)
-            break;
-        int rc = 1, stmt_end = 0;
-        if (type == ANNOTATE_ROWS_EVENT)
-            annotate = ev;
-        else if (type == ROWS_QUERY_LOG_EVENT)
-            rc = rows_query_event(&f, &out, &body, ev, size, end);
-        else if (unit)              /* one event, printed whole: committed below */
-            rc = type == 2 ? bk_mysql_query(&f, &out, ev, size, end, pos, &trx)
-                 : type == 16 ? bk_mysql_xid(&f, &out, ev, size, end, &trx)
-                 : bk_mysql_gtid(&f, &out, ev, size, end, &trx);
-        else if (type == TABLE_MAP_EVENT)
-            rc = table_map_event(&f, &out, hdr, &body, ev, size, end, pos, &annotate);
-        else
-            rc = rows_event(&f, hdr, &body, &tail, ev, size, end, &stmt_end, &rows);
-        if (rc <= 0) {
-            failed = rc < 0;
-            break;
-        }
-        events++;
-        rel += size;
-        if (!f.fixed_pos)
-            pos += size;
-        if (stmt_end || unit) {             /* flush_statement() */
-            char count[48], *o = count;
-            if (!f.mysql) {
-                o = PUT_LIT(count, "# Number of rows: ");
-                o = put_u64(o, (unsigned long long)rows);
-                *o++ = '\n';
-            }
-            int encoded = f.encoded && body.len;
-            if ((hdr == &head && buf_put(&out, head.p, head.len) < 0)
-                || (encoded && (BUF_LIT(&out, "\nBINLOG '\n") < 0
-                                || buf_put(&out, body.p, body.len) < 0 || BUF_LIT(&out, "'") < 0
-                                || buf_put(&out, PyBytes_AS_STRING(delim),
-                                           PyBytes_GET_SIZE(delim)) < 0
-                                || BUF_LIT(&out, "\n") < 0))
-                || buf_put(&out, tail.p, tail.len) < 0 || buf_put(&out, count, o - count) < 0) {
-                failed = 1;
-                break;
-            }
-            head.len = body.len = tail.len = 0;
-            rows = 0;
-            annotate = NULL;
-            committed_events = events;
-            committed_pos = f.fixed_pos ? rel : pos;
-            committed_len = out.len;
-            committed_trx = trx;
-        }
-    }
-    if (!failed && trx_list && committed_events) {
-        PyObject *items[4] = {PyBool_FromLong(committed_trx.seen_gtid),
-                              PyBool_FromLong(committed_trx.in_transaction),
-                              PyLong_FromLongLong(committed_trx.immediate_server_version),
-                              PyLong_FromLongLong(committed_trx.thread_id)};
+    Mark m;
+    int failed = bk_statements(&f, (const unsigned char *)PyBytes_AS_STRING(args[0]),
+                               PyBytes_GET_SIZE(args[0]), rel, pos, &out, &trx, &m) < 0;
+    if (!failed && trx_list && m.events) {
+        PyObject *items[4] = {PyBool_FromLong(m.trx.seen_gtid),
+                              PyBool_FromLong(m.trx.in_transaction),
+                              PyLong_FromLongLong(m.trx.immediate_server_version),
+                              PyLong_FromLongLong(m.trx.thread_id)};
         for (int i = 0; i < 4; i++)
             if (items[i] == NULL || PyList_SetItem(trx_list, i, items[i]) < 0)
                 failed = 1;
     }
-    PyObject *result = NULL, *text = failed ? NULL : bk_buf_take_bytes(&out, committed_len);
+    PyObject *result = NULL, *text = failed ? NULL : bk_buf_take_bytes(&out, m.len);
     if (text != NULL)
-        result = Py_BuildValue("(nLN)", committed_events, committed_pos, text);
+        result = Py_BuildValue("(nLN)", m.events, m.pos, text);
     bk_buf_free(&out);
-    bk_buf_free(&head);
-    bk_buf_free(&body);
-    bk_buf_free(&tail);
     return result;
 }

@@ -25,7 +25,7 @@ FLAVOR_MYSQL = 1
 # print_row_statements' ctx: where the transaction state sits, how long it is
 # (CTX_TRX_STATE, CTX_SIZE_MYSQL in _speedups.h; tests/test_speedups_enums.py)
 CTX_TRX_STATE = 17
-CTX_SIZE_MYSQL = 23
+CTX_SIZE_MYSQL = 24
 # bytes the C printer gets to see past its start, so that statements rarely
 # straddle the end of the read buffer
 READ_AHEAD = 1 << 16
@@ -212,7 +212,9 @@ class FastRows:
         trx_on = self._trx_on()
         fingerprint = _fingerprint(st) if trx_on else None
         layout = (fmt.header_len, bytes(fmt.post_header_len))     # what decoding depends on
-        key = (layout, has_crc, stop_position, fixed_pos, gipk, st.delimiter, fingerprint)
+        glob = p.glob_format
+        key = (layout, has_crc, stop_position, fixed_pos, gipk, st.delimiter, fingerprint,
+               glob.header_len, bytes(glob.post_header_len), glob.checksum_alg, glob.permutation)
         ctx = self._contexts.get(key)
         if ctx is not None:
             return ctx
@@ -259,8 +261,17 @@ class FastRows:
                      R.image_plan, opts.base64_output != BASE64_DECODE_ROWS, opts.verbose,
                      c_text_plan if opts.verbose else None, FLAVOR_MYSQL, fixed_pos,
                      self._trx if trx_on else None, gipk, queries, query_miss,
-                     self._commit_times, self._commit_time_parts)
+                     self._commit_times, self._commit_time_parts,
+                     _decompress if trx_on and self._payloads_here(layout, has_crc, fixed_pos) else None)
         return ctx
+
+    def _payloads_here(self, layout, has_crc, fixed_pos):
+        """Whether Transaction_payload events may be printed with this context: its
+        events are decoded with glob_format, which must agree with the file's."""
+        glob = self.p.glob_format
+        return (not fixed_pos and glob.permutation is None
+                and (glob.header_len, bytes(glob.post_header_len)) == layout
+                and (glob.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32) == has_crc)
 
     def _commit_time_parts(self, secs):
         from binlogkit.printer.mysql.gtid import commit_time_parts
@@ -270,9 +281,9 @@ class FastRows:
         return parts
 
 
-# where the C printer may start: BEGIN/COMMIT, Xid, Table_map, Rows_query, GTIDs
+# where the C printer may start: BEGIN/COMMIT, Xid, Table_map, Rows_query, GTIDs, payloads
 START_TYPES = frozenset({L.QUERY_EVENT, L.XID_EVENT, L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT,
-                         L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT})
+                         L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT, L.TRANSACTION_PAYLOAD_EVENT})
 # what print_query_header reads of the state (and BEGIN/COMMIT must leave as it is)
 _QUERY_STATE = ("db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
                 "auto_increment_increment", "auto_increment_offset", "charset_inited", "charset",
@@ -282,6 +293,15 @@ _QUERY_STATE = ("db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
 
 
 _fingerprint = operator.attrgetter(*_QUERY_STATE)
+
+
+def _decompress(data):
+    """A zstd payload uncompressed (mysql_events._zstd_decompress), or None."""
+    from binlogkit.binlog.mysql_events import _zstd_decompress
+    try:
+        return _zstd_decompress(data)
+    except (ValueError, ImportError):
+        return None
 
 
 def _decode(data, pos, has_crc, fmt, type_code):
