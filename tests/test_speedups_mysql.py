@@ -70,7 +70,7 @@ class _Counting:
         return result
 
 
-def run_mysql(path, pure, chunk=None, **options):
+def run_mysql(path, pure, chunk=None, gtids=None, **options):
     """(output with the error line if any, events the C printer printed)."""
     counting = _Counting()
     with pytest.MonkeyPatch.context() as mp:
@@ -87,7 +87,8 @@ def run_mysql(path, pure, chunk=None, **options):
         with tempfile.TemporaryDirectory() as load_dir:
             try:
                 dump_mysql([str(path)], out, PrintOptions(local_load=load_dir, force_if_open=True,
-                                                          **options), ZONE, gtid_mod_filter())
+                                                          **options), ZONE,
+                           gtids or gtid_mod_filter())
             except BinlogError as exc:
                 out.write(b"ERROR: " + str(exc).encode())
             return out.getvalue().replace(load_dir.encode(), b"LOAD_DIR"), counting.events
@@ -98,9 +99,9 @@ def gtid_mod_filter():
     return GtidFilter()
 
 
-def assert_same(path, chunk=None, **options):
-    fast, events = run_mysql(path, False, chunk, **options)
-    pure, _ = run_mysql(path, True, chunk, **options)
+def assert_same(path, chunk=None, gtids=None, **options):
+    fast, events = run_mysql(path, False, chunk, gtids, **options)
+    pure, _ = run_mysql(path, True, chunk, gtids, **options)
     if fast != pure:
         import difflib
         diff = "".join(difflib.unified_diff(
@@ -153,19 +154,58 @@ def test_compressed_and_plain_twins_same_both_ways(bench_binlogs, mode):
         assert events > 100, f"C printer printed {events} events of {path.name}"
 
 
-def test_stop_positions_and_datetimes(bench_binlogs):
-    plain = [p for p in bench_binlogs if "plain" in p.name][0]
+@pytest.mark.parametrize("name", ["plain", "compressed"])
+def test_positions_datetimes_and_offsets(bench_binlogs, name):
+    """Stop and start positions at and inside events of every kind the C printer
+    prints (GTID, BEGIN, Table_map, rows, Xid, Transaction_payload), stop
+    datetimes, --offset: the C printer stops or starts where Python does."""
+    path = [p for p in bench_binlogs if name in p.name][0]
     starts = []
-    with reader_mod.BinlogReader(str(plain)) as reader:
+    with reader_mod.BinlogReader(str(path)) as reader:
         reader.read_magic()
         for raw in reader.events():
             starts.append((raw.pos, raw.event_size, raw.when))
-            if len(starts) > 40:
+            if len(starts) > 24:
                 break
-    for pos, size, when in starts[::3]:
-        assert_same(plain, stop_position=pos + size // 2, verbose=2)
-        assert_same(plain, start_position=pos, verbose=1)
-        assert_same(plain, stop_datetime=when + 1)
+    for pos, size, when in starts:
+        assert_same(path, stop_position=pos)
+        assert_same(path, stop_position=pos + size // 2, verbose=2)
+        assert_same(path, start_position=pos, verbose=1)
+    for _, _, when in starts[::4]:
+        assert_same(path, stop_datetime=when + 1)
+        assert_same(path, start_datetime=when, base64_output="decode-rows", verbose=1)
+    for offset in (1, 2, 3, 7):
+        assert_same(path, offset=offset)
+
+
+@pytest.mark.parametrize("name", ["plain", "compressed"])
+def test_gtid_options_same_both_ways(bench_binlogs, name):
+    """--skip-gtids, --include-gtids, --exclude-gtids: GTID, BEGIN and Xid events are
+    then Python's, row statements may still be C's."""
+    from binlogkit.printer.mysql.gtidset import GtidFilter
+    path = [p for p in bench_binlogs if name in p.name][0]
+    assert assert_same(path, gtids=GtidFilter(skip=True)) > 0
+    anonymous = GtidFilter.from_options("00000000-0000-0000-0000-000000000000:1", None, False)
+    assert_same(path, gtids=anonymous, verbose=1)
+    assert_same(path, gtids=GtidFilter.from_options(None, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5",
+                                                    False))
+
+
+@pytest.mark.skipif(not PEER_FILES, reason="../shared/peer/mysql-binlogs is absent")
+def test_peer_binlogs_every_stop_position(tmp_path):
+    """The real MySQL binlogs with GTIDs, compression and rows: --stop-position at
+    every event start and in the middle of every event."""
+    names = ("binlog_transaction_with_GTID.000001", "transaction_compression.000001",
+             "binlog-invisible-columns.000001", "mysql-bin.checksum-crc32")
+    paths = [p for p in PEER_FILES if p.name in names]
+    assert paths
+    for path in paths:
+        with reader_mod.BinlogReader(str(path)) as reader:
+            reader.read_magic()
+            starts = [(raw.pos, raw.event_size) for raw in reader.events()]
+        for pos, size in starts[:300]:
+            assert_same(path, stop_position=pos)
+            assert_same(path, stop_position=pos + size // 2, verbose=2)
 
 
 def test_payload_frames_match_python():
