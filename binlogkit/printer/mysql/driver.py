@@ -89,6 +89,10 @@ class MysqlPrinter:
 
     # -- output -----------------------------------------------------------------------
     def write(self, data):
+        if len(data) >= FLUSH_AT:       # big text (the C printer's): no copy into the pending block
+            self.flush()
+            self.out.write(data)
+            return
         self._pending.append(data)
         self._pending_size += len(data)
         if self._pending_size > FLUSH_AT:

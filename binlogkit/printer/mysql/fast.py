@@ -295,12 +295,24 @@ _QUERY_STATE = ("db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
 _fingerprint = operator.attrgetter(*_QUERY_STATE)
 
 
+_ZSTD = []         # a zstandard.ZstdDecompressor, once needed
+
+
 def _decompress(data):
-    """A zstd payload uncompressed (mysql_events._zstd_decompress), or None."""
+    """A zstd payload uncompressed (mysql_events._zstd_decompress, the reference:
+    frames one after the other), or None.  One whole frame, the usual case, is
+    read here directly."""
     from binlogkit.binlog.mysql_events import _zstd_decompress
     try:
+        if not _ZSTD:
+            import zstandard
+            _ZSTD.append(zstandard.ZstdDecompressor())
+        stream = _ZSTD[0].decompressobj()
+        out = stream.decompress(data)
+        if stream.eof and not stream.unused_data:
+            return out
         return _zstd_decompress(data)
-    except (ValueError, ImportError):
+    except Exception:           # zstandard.ZstdError, ValueError, ImportError: Python says which
         return None
 
 
