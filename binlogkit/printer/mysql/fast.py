@@ -133,8 +133,9 @@ class FastRows:
 
     Besides row statements it prints, when no GTID filter, --database or
     buffered Intvar/Rand/User_var event is in the way, the GTID, BEGIN /
-    COMMIT and Xid events around them (CTX_TRX_STATE): BEGIN and COMMIT only
-    when printing them leaves the session state as it is (`_query_miss` asks
+    COMMIT and Xid events around them (CTX_TRX_STATE), and whole
+    Transaction_payload events: BEGIN and COMMIT only when printing them
+    leaves the session state as it is (`_steady_query` asks
     print_query_header on a copy of the state), so that their text is the
     same every time under one state (`_queries`, per state fingerprint).
     """
