@@ -11,8 +11,8 @@
  */
 #include "_speedups.h"
 
-/* CRC-32 (ISO-HDLC, zlib's crc32), slicing by 4 */
-static uint32_t crc_table[4][256];
+/* CRC-32 (ISO-HDLC, zlib's crc32), slicing by 8 */
+static uint32_t crc_table[8][256];
 
 void
 bk_crc32_init(void)
@@ -24,7 +24,7 @@ bk_crc32_init(void)
         crc_table[0][i] = c;
     }
     for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 4; t++)
+        for (int t = 1; t < 8; t++)
             crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
 }
 
@@ -32,12 +32,14 @@ uint32_t
 bk_crc32(uint32_t crc, const unsigned char *p, Py_ssize_t n)
 {
     crc = ~crc;
-    while (n >= 4) {
-        crc ^= get_u32(p);
-        crc = crc_table[3][crc & 0xFF] ^ crc_table[2][(crc >> 8) & 0xFF]
-              ^ crc_table[1][(crc >> 16) & 0xFF] ^ crc_table[0][crc >> 24];
-        p += 4;
-        n -= 4;
+    while (n >= 8) {
+        uint32_t a = crc ^ get_u32(p), b = get_u32(p + 4);
+        crc = crc_table[7][a & 0xFF] ^ crc_table[6][(a >> 8) & 0xFF]
+              ^ crc_table[5][(a >> 16) & 0xFF] ^ crc_table[4][a >> 24]
+              ^ crc_table[3][b & 0xFF] ^ crc_table[2][(b >> 8) & 0xFF]
+              ^ crc_table[1][(b >> 16) & 0xFF] ^ crc_table[0][b >> 24];
+        p += 8;
+        n -= 8;
     }
     while (n--)
         crc = crc_table[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);

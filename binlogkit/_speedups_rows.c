@@ -597,6 +597,10 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
     Buf out = {0};
     out.as_bytes = 1;
+    /* room for the usual text (base64: 4/3 of the events, plus the header lines) at once */
+    Py_ssize_t avail = PyBytes_GET_SIZE(args[0]) - rel;
+    if (avail > 0 && bk_buf_reserve(&out, (f.verbose ? 8 : 2) * avail + 4096) < 0)
+        return NULL;
     Mark m;
     int failed = bk_statements(&f, (const unsigned char *)PyBytes_AS_STRING(args[0]),
                                PyBytes_GET_SIZE(args[0]), rel, pos, &out, &trx, &m) < 0;
