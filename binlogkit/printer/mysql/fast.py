@@ -149,11 +149,14 @@ class FastRows:
         self._queries = {}                    # state fingerprint -> {query key: entry}
         self._commit_times = {}
 
-    def _clean(self):
-        """No statement half printed, no filter pending that the C printer does not apply."""
+    def _clean(self, head_ok=False):
+        """No statement half printed, no filter pending that the C printer does not
+        apply.  head_ok: text in the head cache is fine (a payload's header lines,
+        which the first event printed inside it flushes)."""
         p = self.p
         st = p.state
-        return not (p.offset or p.start_datetime or p.filter_based_on_gtids or st.head or st.body
+        return not (p.offset or p.start_datetime or p.filter_based_on_gtids
+                    or (st.head and not head_ok) or st.body
                     or st.footer or st.have_unflushed_events or st.ignored_maps
                     or not (st.printed_fd_event or p.options.base64_output == BASE64_DECODE_ROWS))
 
@@ -179,7 +182,7 @@ class FastRows:
         """The same for the events of a Transaction_payload, re-framed as mysqlbinlog
         does (`frames`: speedups.payload_frames), from `rel` on, each printed at
         `log_pos` (the payload's end_log_pos); returns (events printed, new rel)."""
-        if not self._clean() or fmt.permutation is not None:
+        if not self._clean(head_ok=True) or fmt.permutation is not None:
             return 0, rel
         has_crc = fmt.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
         count = self.p.rec_count
@@ -195,6 +198,7 @@ class FastRows:
         events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
         if events:
             p.rec_count += events
+            p.flush_cache(st.head)
             p.write(text)
             if trx is not None:
                 p.seen_gtid, p.in_transaction, st.immediate_server_version = trx[0], trx[1], trx[2]

@@ -260,8 +260,6 @@ def print_transaction_payload(p, ev, body):
         head.append(b"\tTransaction_Payload\t%s\n# Start of compressed events.\n" % payload_to_string(body))
     has_crc = fmt.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
     events, i, rel, frames = body.events, 0, 0, None
-    if p.fast is not None:      # no --database: nothing is written before the first event flushes
-        p.flush_cache(head)
     while i < len(events):
         raw = events[i]
         if p.fast is not None and raw.type_code in FAST_TYPES:     # row statements in C
