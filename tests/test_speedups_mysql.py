@@ -335,3 +335,22 @@ def test_hand_made_binlogs_same_both_ways(tmp_path, name, mode):
     path = _write_binlog(tmp_path / f"{name}.000001", _variants()[name])
     assert_same(path, **OPTION_SETS[mode])
     assert_same(path, stop_position=path.stat().st_size - 30, **OPTION_SETS[mode])
+
+
+def test_decompress_same_as_the_reference():
+    """fast._decompress (the C payload printer's) == mysql_events._zstd_decompress,
+    or None where that raises: one frame with and without its size, two frames,
+    a cut frame, garbage."""
+    zstandard = pytest.importorskip("zstandard")
+    from binlogkit.binlog.mysql_events import _zstd_decompress
+    c = zstandard.ZstdCompressor()
+    one, two = c.compress(b"BEGIN" * 50), c.compress(b"COMMIT" * 30)
+    stream = c.compressobj()
+    unsized = stream.compress(b"xid" * 100) + stream.flush()
+    assert zstandard.frame_content_size(unsized) == -1
+    for data in (one, one + two, unsized, unsized + one, one[:-3], b"\x28\xb5\x2f\xfd" * 2, b""):
+        try:
+            expected = _zstd_decompress(data)
+        except ValueError:
+            expected = None
+        assert fast_mod._decompress(data) == expected

@@ -300,22 +300,28 @@ _QUERY_STATE = ("db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
 _fingerprint = operator.attrgetter(*_QUERY_STATE)
 
 
-_ZSTD = []         # a zstandard.ZstdDecompressor, once needed
+_ZSTD = []         # zstandard and a ZstdDecompressor, once needed
 
 
 def _decompress(data):
     """A zstd payload uncompressed (mysql_events._zstd_decompress, the reference:
     frames one after the other), or None.  One whole frame, the usual case, is
-    read here directly."""
+    read here directly: in one call when its header gives the size."""
     from binlogkit.binlog.mysql_events import _zstd_decompress
     try:
         if not _ZSTD:
             import zstandard
-            _ZSTD.append(zstandard.ZstdDecompressor())
-        stream = _ZSTD[0].decompressobj()
-        out = stream.decompress(data)
-        if stream.eof and not stream.unused_data:
-            return out
+            _ZSTD[:] = [zstandard, zstandard.ZstdDecompressor()]
+        zstd, dctx = _ZSTD
+        try:
+            if zstd.frame_content_size(data) >= 0:       # -1: not in the frame header
+                return dctx.decompress(data, allow_extra_data=False)
+            stream = dctx.decompressobj()
+            out = stream.decompress(data)
+            if stream.eof and not stream.unused_data:
+                return out
+        except Exception:       # more frames, an older zstandard: the reference decides
+            pass
         return _zstd_decompress(data)
     except Exception:           # zstandard.ZstdError, ValueError, ImportError: Python says which
         return None
