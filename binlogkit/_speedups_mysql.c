@@ -341,10 +341,14 @@ bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, P
         return -1;
     PyBytes_AS_STRING(key)[0] = (char)eflags;
     memcpy(PyBytes_AS_STRING(key) + 1, ev + p + 8, end - p - 8);
-    PyObject *data = PyBytes_FromStringAndSize((const char *)ev, size);
-    PyObject *at = data ? PyLong_FromLongLong(pos) : NULL;
-    PyObject *entry = at ? cached(f->ctx[CTX_QUERIES], key, f->ctx[CTX_QUERY_MISS], data, at, 3)
-                         : NULL;
+    PyObject *entry = PyDict_GetItemWithError(f->ctx[CTX_QUERIES], key);     /* borrowed */
+    PyObject *data = NULL, *at = NULL;
+    if (entry == NULL && !PyErr_Occurred()) {      /* a miss: fast.py fills the dict */
+        data = PyBytes_FromStringAndSize((const char *)ev, size);
+        at = data ? PyLong_FromLongLong(pos) : NULL;
+    }
+    entry = at || entry ? cached(f->ctx[CTX_QUERIES], key, f->ctx[CTX_QUERY_MISS], data, at, 3)
+                        : NULL;
     Py_XDECREF(at);
     Py_XDECREF(data);
     Py_DECREF(key);

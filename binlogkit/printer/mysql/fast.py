@@ -14,6 +14,7 @@ import operator
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
+from binlogkit.binlog.mysql_events import _zstd_decompress
 from binlogkit.binlog.rowcompile import ImageLayout
 from binlogkit.printer.events import backtick
 from binlogkit.printer.mysql import verbose as V
@@ -307,7 +308,6 @@ def _decompress(data):
     """A zstd payload uncompressed (mysql_events._zstd_decompress, the reference:
     frames one after the other), or None.  One whole frame, the usual case, is
     read here directly: in one call when its header gives the size."""
-    from binlogkit.binlog.mysql_events import _zstd_decompress
     try:
         if not _ZSTD:
             import zstandard
