@@ -126,8 +126,10 @@ enum {
     CTX_QUERY_MISS,       /* callable(event bytes, pos) -> that tuple or None (fills the dict) */
     CTX_COMMIT_TIMES,     /* dict: seconds -> (text before, after the ".%06d") */
     CTX_COMMIT_TIME,      /* callable(seconds) -> that tuple (and fills the dict) */
-    CTX_DECOMPRESS,       /* callable(bytes) -> a zstd payload uncompressed, or None; None:
-                             Transaction_payload events are left to Python */
+    CTX_DECOMPRESS,       /* (one_shot, careful): callables(bytes) -> a zstd payload
+                             uncompressed; one_shot may raise (then careful is asked), careful
+                             answers None where Python would fail; None: Transaction_payload
+                             events are left to Python */
     CTX_SIZE_MYSQL
 };
 

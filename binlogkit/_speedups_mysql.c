@@ -424,8 +424,19 @@ bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
     if (ctype == 255) {
         payload = PyBytes_FromStringAndSize((const char *)ev + p, (Py_ssize_t)psize);
     } else {
+        /* CTX_DECOMPRESS: (one call for a frame that gives its size, which may raise;
+         * the careful one, which answers None where it cannot) */
+        PyObject *dec = f->ctx[CTX_DECOMPRESS];
+        if (!PyTuple_Check(dec) || PyTuple_GET_SIZE(dec) != 2) {
+            PyErr_SetString(PyExc_TypeError, "decompress must be (one_shot, careful)");
+            return -1;
+        }
         PyObject *packed = PyBytes_FromStringAndSize((const char *)ev + p, (Py_ssize_t)psize);
-        payload = packed ? PyObject_CallOneArg(f->ctx[CTX_DECOMPRESS], packed) : NULL;
+        payload = packed ? PyObject_CallOneArg(PyTuple_GET_ITEM(dec, 0), packed) : NULL;
+        if (payload == NULL && packed != NULL && PyErr_ExceptionMatches(PyExc_Exception)) {
+            PyErr_Clear();
+            payload = PyObject_CallOneArg(PyTuple_GET_ITEM(dec, 1), packed);
+        }
         Py_XDECREF(packed);
     }
     if (payload == NULL)

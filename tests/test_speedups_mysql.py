@@ -305,9 +305,18 @@ def _variants():
     def gtid(seq):
         return 34, b.anonymous_gtid(seq, when, 100)
 
-    def payload_of(events, raw_payload=None, ctype=0):
+    def payload_of(events, raw_payload=None, ctype=0, frames="sized"):
         raw = b"".join(b.inner(t, body, when) for t, body in events) if raw_payload is None else raw_payload
-        data = __import__("zstandard").ZstdCompressor().compress(raw) if ctype == 0 else raw
+        zc = __import__("zstandard").ZstdCompressor()
+        if ctype != 0:
+            data = raw
+        elif frames == "sized":
+            data = zc.compress(raw)
+        elif frames == "unsized":           # as the server's streaming compressor writes it
+            stream = zc.compressobj()
+            data = stream.compress(raw) + stream.flush()
+        else:                               # two frames, one after the other
+            data = zc.compress(raw[:40]) + zc.compress(raw[40:])
         return 40, b.tlv(1, len(data)) + b.tlv(2, ctype) + b.tlv(3, len(raw)) + b"\x00" + data
 
     other_db = b.query(b"BEGIN", when).replace(b"\x04test\x00", b"\x04prod\x00")
@@ -316,6 +325,8 @@ def _variants():
         "plain": [gtid(1), *good, gtid(2), *b.transaction(rng, 2, when)],
         "payloads": [gtid(1), payload_of(good), gtid(2), payload_of(b.transaction(rng, 2, when))],
         "uncompressed-payload": [gtid(1), payload_of(good, ctype=255)],
+        "unsized-zstd-payload": [gtid(1), payload_of(good, frames="unsized")],
+        "two-frame-payload": [gtid(1), payload_of(good, frames="two")],
         "statement-in-payload": [gtid(1), payload_of([good[0], insert, good[1], good[2], good[3]])],
         "use-changes": [gtid(1), *good, gtid(2), (2, other_db), *good[1:]],
         "bad-inner-type": [gtid(1), payload_of([good[0], (200, b"x" * 8), *good[1:]])],

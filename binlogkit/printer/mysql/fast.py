@@ -9,6 +9,7 @@ from printer/mysql/verbose.py, the reference: a column the plan does not
 cover, or a value whose text the C code is not sure of, leaves the event (and
 its statement) to the Python printer, which prints it the usual way.
 """
+import functools
 import operator
 
 from binlogkit._accel import speedups
@@ -268,7 +269,8 @@ class FastRows:
                      c_text_plan if opts.verbose else None, FLAVOR_MYSQL, fixed_pos,
                      self._trx if trx_on else None, gipk, queries, query_miss,
                      self._commit_times, self._commit_time_parts,
-                     _decompress if trx_on and self._payloads_here(layout, has_crc, fixed_pos) else None)
+                     _decompressors() if trx_on and self._payloads_here(layout, has_crc, fixed_pos)
+                     else None)
         return ctx
 
     def _payloads_here(self, layout, has_crc, fixed_pos):
@@ -325,6 +327,18 @@ def _decompress(data):
         return _zstd_decompress(data)
     except Exception:           # zstandard.ZstdError, ValueError, ImportError: Python says which
         return None
+
+
+def _decompressors():
+    """CTX_DECOMPRESS: (one zstd call, which raises unless the payload is one frame
+    that gives its size; _decompress)."""
+    if not _ZSTD:
+        try:
+            import zstandard
+        except ImportError:
+            return _decompress, _decompress
+        _ZSTD[:] = [zstandard, zstandard.ZstdDecompressor()]
+    return functools.partial(_ZSTD[1].decompress, allow_extra_data=False), _decompress
 
 
 def _decode(data, pos, has_crc, fmt, type_code):
