@@ -8,5 +8,6 @@ from setuptools import Extension, setup
 setup(ext_modules=[Extension(
     "binlogkit._speedups", ["binlogkit/_speedups.c", "binlogkit/_speedups_rows.c",
                               "binlogkit/_speedups_image.c", "binlogkit/_speedups_text.c",
-                              "binlogkit/_speedups_slowlog.c"],
+                              "binlogkit/_speedups_slowlog.c",
+                              "binlogkit/_speedups_mysql.c"],
     depends=["binlogkit/_speedups.h"], optional=True)])

@@ -28,6 +28,8 @@
  *   slowlog_numbers(values, base_offset, base_log)
  *                                           slowlog/metric.py _floats_and_buckets_py
  *                                           (in _speedups_slowlog.c)
+ *   payload_frames(payload, has_crc)        printer/mysql/gtid.py inner_event
+ *                                           (in _speedups_mysql.c)
  */
 #include "_speedups.h"
 #include <structmember.h>
@@ -458,6 +460,9 @@ static PyMethodDef methods[] = {
     {"slowlog_numbers", (PyCFunction)(void (*)(void))bk_slowlog_numbers, METH_FASTCALL,
      "slowlog_numbers(values, base_offset, base_log) -> (floats, buckets), or None for the "
      "Python path (in _speedups_slowlog.c)."},
+    {"payload_frames", (PyCFunction)(void (*)(void))bk_payload_frames, METH_FASTCALL,
+     "payload_frames(payload, has_crc) -> the events of a Transaction_payload re-framed "
+     "as mysqlbinlog prints them, or None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -470,6 +475,7 @@ PyMODINIT_FUNC
 PyInit__speedups(void)
 {
     b64_init();
+    bk_crc32_init();
     if (PyType_Ready(&RawEvent_Type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);

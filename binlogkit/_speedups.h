@@ -1,5 +1,5 @@
 /* Shared by the parts of binlogkit._speedups (_speedups.c, _speedups_rows.c,
- * _speedups_image.c, _speedups_text.c). */
+ * _speedups_image.c, _speedups_text.c, _speedups_mysql.c). */
 #ifndef BINLOGKIT_SPEEDUPS_H
 #define BINLOGKIT_SPEEDUPS_H
 
@@ -94,8 +94,76 @@ Py_ssize_t bk_count_image_rows(const unsigned char *steps, Py_ssize_t nsteps,
                                const unsigned char *steps_ai, Py_ssize_t nsteps_ai,
                                const unsigned char *data, Py_ssize_t end);
 
-/* _speedups_rows.c */
+/* _speedups_rows.c: print_row_statements(buf, rel, pos, ctx); ctx is a tuple, in this order: */
+enum {
+    CTX_HAS_CRC,          /* bool: events end in a CRC32 */
+    CTX_HEADER_LEN,       /* int: FDE common-header length */
+    CTX_POST_HEADER_LEN,  /* bytes: FDE post-header lengths, by type code - 1 */
+    CTX_STOP_POSITION,    /* int: --stop-position (events at or after it are left) */
+    CTX_STOP_DATETIME,    /* int: --stop-datetime */
+    CTX_DELIMITER,        /* bytes: the statement delimiter */
+    CTX_TIMES,            /* dict: when -> header time text */
+    CTX_TIME_TEXT,        /* callable(when) -> time text (and fills CTX_TIMES) */
+    CTX_MAPS,             /* dict: table-map body bytes -> (table_id, TableMapBody, text) */
+    CTX_MAP_MISS,         /* callable(event bytes, pos) -> that tuple (and fills CTX_MAPS), or None */
+    CTX_TABLE_MAPS,       /* dict: table_id -> TableMapBody (PrintState.table_maps) */
+    CTX_IMAGE_PLAN,       /* rows.image_plan(table_map, cols) -> ImagePlan */
+    CTX_ENCODED,          /* bool: the BINLOG base64 block is printed (not decode-rows) */
+    CTX_VERBOSE,          /* int: 0, or -v / -vv */
+    CTX_TEXT_PLAN,        /* rows_fast.c_text_plan(table_map, kind, cols, cols_ai, width,
+                             verbose) -> plan or None, cached in table_map.plans under
+                             (kind, cols, cols_ai, width, verbose); None without -v */
+    CTX_SIZE,
+    /* The MySQL flavor (printer/mysql/fast.py) adds these: */
+    CTX_FLAVOR = CTX_SIZE, /* int: 1 prints mysqlbinlog 8.0's text (below) */
+    CTX_FIXED_POS,        /* bool: the events of a Transaction_payload: each one's "# at" is
+                             `pos`, which does not move; new_pos is then the new `rel` */
+    CTX_TRX_STATE,        /* list [seen_gtid, in_transaction, immediate_server_version,
+                             thread_id], or None: with it GTID, BEGIN/COMMIT and Xid events
+                             are printed too (_speedups_mysql.c), the list updated */
+    CTX_GIPK,             /* bool: the CTX_MAPS texts have the GIPK line */
+    CTX_QUERIES,          /* dict: Query key -> (after exec time, after the timestamp, rest) */
+    CTX_QUERY_MISS,       /* callable(event bytes, pos) -> that tuple or None (fills the dict) */
+    CTX_COMMIT_TIMES,     /* dict: seconds -> (text before, after the ".%06d") */
+    CTX_COMMIT_TIME,      /* callable(seconds) -> that tuple (and fills the dict) */
+    CTX_DECOMPRESS,       /* (one_shot, careful): callables(bytes) -> a zstd payload
+                             uncompressed; one_shot may raise (then careful is asked), careful
+                             answers None where Python would fail; None: Transaction_payload
+                             events are left to Python */
+    CTX_SIZE_MYSQL
+};
+
+/* The context, taken out of ctx */
+typedef struct {
+    PyObject **ctx;
+    int has_crc, encoded, verbose, mysql, fixed_pos, trx;
+    long long at;                /* fixed_pos: the position every event is printed at */
+    unsigned long long stop_position;
+    long long stop_datetime;
+    Py_ssize_t header_len;
+    const unsigned char *post_header_len;
+    Py_ssize_t n_post_header_len;
+} Fmt;
+
+/* The MySQL flavor's transaction state (CTX_TRX_STATE), kept by _speedups_mysql.c */
+typedef struct {
+    int seen_gtid, in_transaction;
+    long long immediate_server_version, thread_id;
+} Trx;
+
+/* What a statement loop has committed (printed whole) */
+typedef struct {
+    Py_ssize_t events, len;     /* events printed; out->len after them */
+    long long pos;              /* where the next event starts (fixed_pos: its rel) */
+    Trx trx;
+} Mark;
+
 PyObject *bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssize_t rel,
+                  long long pos, Buf *out, Trx *trx, Mark *m);
+Py_ssize_t bk_post_header(const Fmt *f, int type_code, Py_ssize_t dflt);
+int bk_put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size);
+int bk_put_at(Buf *b, long long pos);
 
 /* _speedups_image.c: column programs (rowcompile.c_program) */
 /* Column ops: keep in sync with rowcompile.py OP_*. */
@@ -172,5 +240,17 @@ PyObject *bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 /* _speedups_slowlog.c */
 PyObject *bk_slowlog_numbers(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* _speedups_mysql.c */
+void bk_crc32_init(void);
+uint32_t bk_crc32(uint32_t crc, const unsigned char *p, Py_ssize_t n);
+PyObject *bk_payload_frames(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int bk_mysql_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                  Trx *t);
+int bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                   long long pos, Trx *t);
+int bk_mysql_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                 Trx *t);
+int bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                     Py_ssize_t end, Trx *t, Py_ssize_t *events);
 
 #endif

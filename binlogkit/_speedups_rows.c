@@ -27,28 +27,21 @@
  *
  * ctx is a tuple built by dump.py (Printer._fast_context), in this order:
  */
-enum {
-    CTX_HAS_CRC,          /* bool: events end in a CRC32 */
-    CTX_HEADER_LEN,       /* int: FDE common-header length */
-    CTX_POST_HEADER_LEN,  /* bytes: FDE post-header lengths, by type code - 1 */
-    CTX_STOP_POSITION,    /* int: --stop-position (events at or after it are left) */
-    CTX_STOP_DATETIME,    /* int: --stop-datetime */
-    CTX_DELIMITER,        /* bytes: the statement delimiter */
-    CTX_TIMES,            /* dict: when -> header time text */
-    CTX_TIME_TEXT,        /* callable(when) -> time text (and fills CTX_TIMES) */
-    CTX_MAPS,             /* dict: table-map body bytes -> (table_id, TableMapBody, text) */
-    CTX_MAP_MISS,         /* callable(event bytes, pos) -> that tuple (and fills CTX_MAPS), or None */
-    CTX_TABLE_MAPS,       /* dict: table_id -> TableMapBody (PrintState.table_maps) */
-    CTX_IMAGE_PLAN,       /* rows.image_plan(table_map, cols) -> ImagePlan */
-    CTX_ENCODED,          /* bool: the BINLOG base64 block is printed (not decode-rows) */
-    CTX_VERBOSE,          /* int: 0, or -v / -vv */
-    CTX_TEXT_PLAN,        /* rows_fast.c_text_plan(table_map, kind, cols, cols_ai, width,
-                             verbose) -> plan or None, cached in table_map.plans under
-                             (kind, cols, cols_ai, width, verbose); None without -v */
-    CTX_SIZE
-};
+/* (the ctx entries: CTX_* in _speedups.h) */
+
+/* mysqlbinlog 8.0 (printer/mysql/driver.py handle_rows and printer/mysql/rows.py)
+ * prints a row statement like mariadb-binlog but for: Rows_query events (-vv:
+ * "# <line>" lines and the event in the BINLOG block; else only "# at") instead
+ * of Annotate_rows; rows events named "..._v1" for v1 events and their header
+ * lines printed as they come (its head cache is flushed after each event, which
+ * is the same bytes, as only whole statements are printed here); no "# Number
+ * of rows" line; the -v text of printer/mysql/verbose.py (plans of
+ * printer/mysql/fast.py c_text_plan); an event type past the format's number
+ * of event types, a rows event of no columns or, with -v, one with extra row
+ * info is left to Python, like everything else it cannot print the same way. */
 
 #define TABLE_MAP_EVENT 19
+#define ROWS_QUERY_LOG_EVENT 29
 #define ANNOTATE_ROWS_EVENT 160
 #define STMT_END_F 1
 
@@ -107,8 +100,8 @@ bk_buf_free(Buf *b)
 }
 
 /* "# at <pos>\n" */
-static int
-put_at(Buf *b, long long pos)
+int
+bk_put_at(Buf *b, long long pos)
 {
     if (bk_buf_reserve(b, 32) < 0)
         return -1;
@@ -131,17 +124,10 @@ put_base64(Buf *b, const unsigned char *ev, Py_ssize_t size)
     return 0;
 }
 
-typedef struct {
-    PyObject **ctx;
-    int has_crc, encoded, verbose;
-    Py_ssize_t header_len;
-    const unsigned char *post_header_len;
-    Py_ssize_t n_post_header_len;
-} Fmt;
 
 /* FormatDescription.post_header(type_code, default) */
-static Py_ssize_t
-post_header(const Fmt *f, int type_code, Py_ssize_t dflt)
+Py_ssize_t
+bk_post_header(const Fmt *f, int type_code, Py_ssize_t dflt)
 {
     if (type_code > 0 && type_code <= f->n_post_header_len)
         return f->post_header_len[type_code - 1];
@@ -149,8 +135,8 @@ post_header(const Fmt *f, int type_code, Py_ssize_t dflt)
 }
 
 /* print_header() for the event at ev into b; -1 with an exception set on error */
-static int
-put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
+int
+bk_put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
 {
     PyObject *when = PyLong_FromUnsignedLong(get_u32(ev));
     if (when == NULL)
@@ -172,8 +158,10 @@ put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
         Py_DECREF(text);
         return -1;
     }
+    /* a payload's events are printed with the payload's end_log_pos (print_transaction_payload) */
+    unsigned long long log_pos = f->fixed_pos ? (unsigned long long)f->at : get_u32(ev + 13);
     char *o = bk_put_header(b->p + b->len, PyBytes_AS_STRING(text), tlen, get_u32(ev + 5),
-                         get_u32(ev + 13), f->has_crc, get_u32(ev + size - BINLOG_CHECKSUM_LEN));
+                            log_pos, f->has_crc, get_u32(ev + size - BINLOG_CHECKSUM_LEN));
     b->len = o - b->p;
     Py_DECREF(text);
     return 0;
@@ -184,9 +172,9 @@ put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size)
 static int
 put_annotate(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize_t end)
 {
-    if (put_event_header(b, f, ev, size) < 0 || BUF_LIT(b, "\tAnnotate_rows:\n") < 0)
+    if (bk_put_event_header(b, f, ev, size) < 0 || BUF_LIT(b, "\tAnnotate_rows:\n") < 0)
         return -1;
-    Py_ssize_t q = f->header_len + post_header(f, ANNOTATE_ROWS_EVENT, 0);
+    Py_ssize_t q = f->header_len + bk_post_header(f, ANNOTATE_ROWS_EVENT, 0);
     while (q < end) {
         Py_ssize_t e = q;
         while (e < end && ev[e] != '\n' && ev[e] != '\r')
@@ -197,6 +185,36 @@ put_annotate(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size, Py_ss
         q = e + 1;
     }
     return 0;
+}
+
+/* Rows_query_log_event::print with -vv: header, "\tRows_query\n", the query (up to
+ * a NUL) in "# line\n" lines (empty lines left out); the event goes to the BINLOG
+ * block.  Without -vv nothing but "# at".  1 printed, 0 leave it to Python, -1 error. */
+static int
+rows_query_event(const Fmt *f, Buf *out, Buf *body, const unsigned char *ev, uint32_t size,
+                 Py_ssize_t end)
+{
+    Py_ssize_t q = f->header_len + bk_post_header(f, ROWS_QUERY_LOG_EVENT, 0) + 1;
+    if (q > end)
+        return 0;
+    if (f->verbose < 2)
+        return 1;
+    if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tRows_query\n") < 0)
+        return -1;
+    const unsigned char *nul = memchr(ev + q, 0, end - q);
+    Py_ssize_t qend = nul ? nul - ev : end;
+    while (q <= qend) {
+        Py_ssize_t e = q;
+        while (e < qend && ev[e] != '\n')
+            e++;
+        if (e > q && (BUF_LIT(out, "# ") < 0 || buf_put(out, (const char *)ev + q, e - q) < 0
+                      || BUF_LIT(out, "\n") < 0))
+            return -1;
+        q = e + 1;
+    }
+    if (f->encoded && put_base64(body, ev, size) < 0)
+        return -1;
+    return 1;
 }
 
 /* The rows counted for one rows event (Printer.account_rows / rows.count_rows);
@@ -287,9 +305,10 @@ table_map_event(const Fmt *f, Buf *out, Buf *head, Buf *body, const unsigned cha
         goto done;
     }
     /* head += [annotate], header, text; then flush_head(): straight to out */
-    if (buf_put(out, head->p, head->len) < 0)
+    if (head != out && buf_put(out, head->p, head->len) < 0)
         goto done;
-    head->len = 0;
+    if (head != out)
+        head->len = 0;
     if (*annotate != NULL) {
         const unsigned char *a = *annotate;
         uint32_t asize = get_u32(a + 9);
@@ -298,7 +317,7 @@ table_map_event(const Fmt *f, Buf *out, Buf *head, Buf *body, const unsigned cha
         *annotate = NULL;
     }
     PyObject *text = PyTuple_GET_ITEM(entry, 2);
-    if (put_event_header(out, f, ev, size) < 0
+    if (bk_put_event_header(out, f, ev, size) < 0
         || buf_put(out, PyBytes_AS_STRING(text), PyBytes_GET_SIZE(text)) < 0
         || (f->encoded && put_base64(body, ev, size) < 0)
         || PyDict_SetItem(f->ctx[CTX_TABLE_MAPS], PyTuple_GET_ITEM(entry, 0),
@@ -319,8 +338,12 @@ verbose_rows(const Fmt *f, Buf *tail, PyObject *table_map, int kind, const unsig
 {
     if (n == 0)             /* "VALUES ()" or nothing: the Python printer's case */
         return 0;
-    PyObject *key = Py_BuildValue("(iy#y#Ki)", kind, (const char *)cols, nbytes,
-                                  (const char *)cols_ai, nbytes, width, f->verbose);
+    /* the MySQL flavor's plans are cached apart: (..., verbose, 1) */
+    PyObject *key = f->mysql
+        ? Py_BuildValue("(iy#y#Kii)", kind, (const char *)cols, nbytes, (const char *)cols_ai,
+                        nbytes, width, f->verbose, 1)
+        : Py_BuildValue("(iy#y#Ki)", kind, (const char *)cols, nbytes, (const char *)cols_ai,
+                        nbytes, width, f->verbose);
     PyObject *plans = key ? PyObject_GetAttrString(table_map, "plans") : NULL;
     PyObject *plan = plans ? PyDict_GetItemWithError(plans, key) : NULL;   /* borrowed */
     Py_XINCREF(plan);
@@ -349,8 +372,10 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
     int type = ev[4];
     int v2 = type >= 30;
     int kind = (type - (v2 ? 30 : 23));            /* 0 write, 1 update, 2 delete */
-    static const char *names[] = {"Write_rows", "Update_rows", "Delete_rows"};
-    Py_ssize_t post_len = post_header(f, type, v2 ? 10 : 8);
+    static const char *names[] = {"Write_rows", "Update_rows", "Delete_rows",
+                                  "Write_rows_v1", "Update_rows_v1", "Delete_rows_v1"};
+    const char *name = names[kind + (f->mysql && !v2 ? 3 : 0)];
+    Py_ssize_t post_len = bk_post_header(f, type, v2 ? 10 : 8);
     Py_ssize_t pos = f->header_len;
     if (post_len != 8 && post_len != 10)
         return 0;
@@ -365,12 +390,13 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
         if (pos + 2 > end)
             return 0;
         Py_ssize_t extra_len = ev[pos] | (ev[pos + 1] << 8);
-        if (extra_len < 2 || pos + extra_len > end)
+        if (extra_len < 2 || pos + extra_len > end || (f->mysql && f->verbose && extra_len > 2))
             return 0;
         pos += extra_len;
     }
     unsigned long long width;
-    if (!packed_length(ev, &pos, end, &width) || width > (unsigned long long)(end - pos) * 8)
+    if (!packed_length(ev, &pos, end, &width) || width > (unsigned long long)(end - pos) * 8
+        || (f->mysql && width == 0))
         return 0;
     Py_ssize_t nbytes = (Py_ssize_t)((width + 7) / 8);
     const unsigned char *cols = ev + pos, *cols_ai = cols;
@@ -383,8 +409,8 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
         return 0;
 
     *stmt_end = flags & STMT_END_F;
-    if (put_event_header(head, f, ev, size) < 0 || BUF_LIT(head, "\t") < 0
-        || buf_put(head, names[kind], strlen(names[kind])) < 0
+    if (bk_put_event_header(head, f, ev, size) < 0 || BUF_LIT(head, "\t") < 0
+        || buf_put(head, name, strlen(name)) < 0
         || BUF_LIT(head, ": table id ") < 0 || bk_buf_reserve(head, 64) < 0)
         return -1;
     char *o = put_u64(head->p + head->len, table_id);
@@ -394,6 +420,8 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
     head->len = o - head->p;
     if (f->encoded && put_base64(body, ev, size) < 0)
         return -1;
+    if (f->mysql && !f->verbose)        /* nothing more: no row count in mysqlbinlog */
+        return 1;
 
     PyObject *id = PyLong_FromUnsignedLongLong(table_id);
     if (id == NULL)
@@ -418,11 +446,110 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
     return 1;
 }
 
+/* The statement loop over data[rel:] (file offset pos, or every event at f->at
+ * in fixed_pos mode), appending to out; m: what is committed (out is cut back
+ * to it).  0, or -1 with an exception set. */
+int
+bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssize_t rel,
+              long long pos, Buf *out, Trx *trx, Mark *m)
+{
+    PyObject *delim = f->ctx[CTX_DELIMITER];
+    unsigned long long stop_position = f->stop_position;
+    Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
+    Buf head = {0}, body = {0}, tail = {0};
+    const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
+    Py_ssize_t rows = 0, events = 0;
+    int failed = 0;
+    Buf *hdr = f->mysql ? out : &head;      /* where rows events' header lines go */
+    m->events = 0;
+    m->pos = f->fixed_pos ? rel : pos;
+    m->len = out->len;
+    m->trx = *trx;
+
+    while (rel >= 0 && avail - rel >= LOG_EVENT_HEADER_LEN) {
+        const unsigned char *ev = data + rel;
+        int type = ev[4];
+        uint32_t size = get_u32(ev + 9);
+        if (size > avail - rel || size < min_size || f->header_len < LOG_EVENT_HEADER_LEN)
+            break;
+        Py_ssize_t end = size - (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
+        if ((!f->fixed_pos && (unsigned long long)pos >= stop_position)
+            || (long long)get_u32(ev) >= f->stop_datetime || f->header_len > end)
+            break;
+        int known = type == TABLE_MAP_EVENT || (type >= 23 && type <= 25)
+                    || (type >= 30 && type <= 32)
+                    || type == (f->mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT);
+        int unit = f->trx && (type == 2 || type == 16 || type == 33 || type == 34 || type == 40);
+        known |= unit;
+        if (f->mysql && type > f->n_post_header_len)     /* "Found invalid event" */
+            known = 0;
+        if (unit && events != m->events)                /* inside a row statement */
+            known = 0;
+        if (!known || bk_put_at(out, pos) < 0)
+            break;
+        int rc = 1, stmt_end = 0;
+        Py_ssize_t count = 1;
+        if (type == ANNOTATE_ROWS_EVENT)
+            annotate = ev;
+        else if (type == ROWS_QUERY_LOG_EVENT)
+            rc = rows_query_event(f, out, &body, ev, size, end);
+        else if (unit)              /* one event, printed whole: committed below */
+            rc = type == 2 ? bk_mysql_query(f, out, ev, size, end, pos, trx)
+                 : type == 16 ? bk_mysql_xid(f, out, ev, size, end, trx)
+                 : type == 40 ? bk_mysql_payload(f, out, ev, size, end, trx, &count)
+                 : bk_mysql_gtid(f, out, ev, size, end, trx);
+        else if (type == TABLE_MAP_EVENT)
+            rc = table_map_event(f, out, hdr, &body, ev, size, end, pos, &annotate);
+        else
+            rc = rows_event(f, hdr, &body, &tail, ev, size, end, &stmt_end, &rows);
+        if (rc <= 0) {
+            failed = rc < 0;
+            break;
+        }
+        events += count;
+        rel += size;
+        if (!f->fixed_pos)
+            pos += size;
+        if (stmt_end || unit) {             /* flush_statement() */
+            char line[48], *o = line;
+            if (!f->mysql) {
+                o = PUT_LIT(line, "# Number of rows: ");
+                o = put_u64(o, (unsigned long long)rows);
+                *o++ = '\n';
+            }
+            int encoded = f->encoded && body.len;
+            if ((hdr == &head && buf_put(out, head.p, head.len) < 0)
+                || (encoded && (BUF_LIT(out, "\nBINLOG '\n") < 0
+                                || buf_put(out, body.p, body.len) < 0 || BUF_LIT(out, "'") < 0
+                                || buf_put(out, PyBytes_AS_STRING(delim),
+                                           PyBytes_GET_SIZE(delim)) < 0
+                                || BUF_LIT(out, "\n") < 0))
+                || buf_put(out, tail.p, tail.len) < 0 || buf_put(out, line, o - line) < 0) {
+                failed = 1;
+                break;
+            }
+            head.len = body.len = tail.len = 0;
+            rows = 0;
+            annotate = NULL;
+            m->events = events;
+            m->pos = f->fixed_pos ? rel : pos;
+            m->len = out->len;
+            m->trx = *trx;
+        }
+    }
+    out->len = m->len;
+    bk_buf_free(&head);
+    bk_buf_free(&body);
+    bk_buf_free(&tail);
+    return failed ? -1 : 0;
+}
+
 PyObject *
 bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 4 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[3])
-        || PyTuple_GET_SIZE(args[3]) != CTX_SIZE) {
+        || (PyTuple_GET_SIZE(args[3]) != CTX_SIZE
+            && PyTuple_GET_SIZE(args[3]) != CTX_SIZE_MYSQL)) {
         PyErr_SetString(PyExc_TypeError, "print_row_statements(buf: bytes, rel, pos, ctx: tuple)");
         return NULL;
     }
@@ -440,81 +567,55 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f.encoded = PyObject_IsTrue(f.ctx[CTX_ENCODED]);
     f.verbose = PyLong_AsLong(f.ctx[CTX_VERBOSE]);
     f.header_len = PyLong_AsSsize_t(f.ctx[CTX_HEADER_LEN]);
-    unsigned long long stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
-    long long stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
+    f.stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
+    f.stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
+    f.mysql = f.fixed_pos = f.trx = 0;
+    PyObject *trx_list = NULL;
+    Trx trx = {0};
+    if (PyTuple_GET_SIZE(args[3]) == CTX_SIZE_MYSQL) {
+        f.mysql = PyLong_AsLong(f.ctx[CTX_FLAVOR]) == 1;
+        f.fixed_pos = PyObject_IsTrue(f.ctx[CTX_FIXED_POS]);
+        if (f.ctx[CTX_TRX_STATE] != Py_None) {
+            trx_list = f.ctx[CTX_TRX_STATE];
+            if (!PyList_Check(trx_list) || PyList_GET_SIZE(trx_list) != 4
+                || !PyDict_Check(f.ctx[CTX_QUERIES]) || !PyDict_Check(f.ctx[CTX_COMMIT_TIMES])) {
+                PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad MySQL context");
+                return NULL;
+            }
+            f.trx = 1;
+            trx.seen_gtid = PyObject_IsTrue(PyList_GET_ITEM(trx_list, 0));
+            trx.in_transaction = PyObject_IsTrue(PyList_GET_ITEM(trx_list, 1));
+            trx.immediate_server_version = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 2));
+            trx.thread_id = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 3));
+        }
+    }
     Py_ssize_t rel = PyLong_AsSsize_t(args[1]);
     long long pos = PyLong_AsLongLong(args[2]);
     if (PyErr_Occurred())
         return NULL;
+    f.at = pos;
 
-    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    Py_ssize_t avail = PyBytes_GET_SIZE(args[0]);
-    Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f.has_crc ? BINLOG_CHECKSUM_LEN : 0);
-    Buf out = {0}, head = {0}, body = {0}, tail = {0};
+    Buf out = {0};
     out.as_bytes = 1;
-    const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
-    Py_ssize_t rows = 0, events = 0, committed_events = 0, committed_len = 0;
-    long long committed_pos = pos;
-    int failed = 0;
-
-    while (rel >= 0 && avail - rel >= LOG_EVENT_HEADER_LEN) {
-        const unsigned char *ev = data + rel;
-        int type = ev[4];
-        uint32_t size = get_u32(ev + 9);
-        if (size > avail - rel || size < min_size || f.header_len < LOG_EVENT_HEADER_LEN)
-            break;
-        Py_ssize_t end = size - (f.has_crc ? BINLOG_CHECKSUM_LEN : 0);
-        if ((unsigned long long)pos >= stop_position || (long long)get_u32(ev) >= stop_datetime
-            || f.header_len > end)
-            break;
-        int known = type == ANNOTATE_ROWS_EVENT || type == TABLE_MAP_EVENT
-                    || (type >= 23 && type <= 25) || (type >= 30 && type <= 32);
-        if (!known || put_at(&out, pos) < 0)
-            break;
-        int rc = 1, stmt_end = 0;
-        if (type == ANNOTATE_ROWS_EVENT)
-            annotate = ev;
-        else if (type == TABLE_MAP_EVENT)
-            rc = table_map_event(&f, &out, &head, &body, ev, size, end, pos, &annotate);
-        else
-            rc = rows_event(&f, &head, &body, &tail, ev, size, end, &stmt_end, &rows);
-        if (rc <= 0) {
-            failed = rc < 0;
-            break;
-        }
-        events++;
-        rel += size;
-        pos += size;
-        if (stmt_end) {             /* flush_statement() */
-            char count[48];
-            char *o = PUT_LIT(count, "# Number of rows: ");
-            o = put_u64(o, (unsigned long long)rows);
-            *o++ = '\n';
-            int encoded = f.encoded && body.len;
-            if (buf_put(&out, head.p, head.len) < 0
-                || (encoded && (BUF_LIT(&out, "\nBINLOG '\n") < 0
-                                || buf_put(&out, body.p, body.len) < 0 || BUF_LIT(&out, "'") < 0
-                                || buf_put(&out, PyBytes_AS_STRING(delim),
-                                           PyBytes_GET_SIZE(delim)) < 0
-                                || BUF_LIT(&out, "\n") < 0))
-                || buf_put(&out, tail.p, tail.len) < 0 || buf_put(&out, count, o - count) < 0) {
+    /* room for the usual text (base64: 4/3 of the events, plus the header lines) at once */
+    Py_ssize_t avail = PyBytes_GET_SIZE(args[0]) - rel;
+    if (avail > 0 && bk_buf_reserve(&out, (f.verbose ? 8 : 2) * avail + 4096) < 0)
+        return NULL;
+    Mark m;
+    int failed = bk_statements(&f, (const unsigned char *)PyBytes_AS_STRING(args[0]),
+                               PyBytes_GET_SIZE(args[0]), rel, pos, &out, &trx, &m) < 0;
+    if (!failed && trx_list && m.events) {
+        PyObject *items[4] = {PyBool_FromLong(m.trx.seen_gtid),
+                              PyBool_FromLong(m.trx.in_transaction),
+                              PyLong_FromLongLong(m.trx.immediate_server_version),
+                              PyLong_FromLongLong(m.trx.thread_id)};
+        for (int i = 0; i < 4; i++)
+            if (items[i] == NULL || PyList_SetItem(trx_list, i, items[i]) < 0)
                 failed = 1;
-                break;
-            }
-            head.len = body.len = tail.len = 0;
-            rows = 0;
-            annotate = NULL;
-            committed_events = events;
-            committed_pos = pos;
-            committed_len = out.len;
-        }
     }
-    PyObject *result = NULL, *text = failed ? NULL : bk_buf_take_bytes(&out, committed_len);
+    PyObject *result = NULL, *text = failed ? NULL : bk_buf_take_bytes(&out, m.len);
     if (text != NULL)
-        result = Py_BuildValue("(nLN)", committed_events, committed_pos, text);
+        result = Py_BuildValue("(nLN)", m.events, m.pos, text);
     bk_buf_free(&out);
-    bk_buf_free(&head);
-    bk_buf_free(&body);
-    bk_buf_free(&tail);
     return result;
 }

@@ -5,9 +5,10 @@
  *   rows_text(plan, data) -> (text, rows), or None when not handled
  *
  * plan (printer/rows_fast.py c_text_plan) is (head, clause2, image,
- * image_ai): the "### INSERT INTO `db`.`t`" line with its first clause, the
- * UPDATE's "### SET" (else None), and per image its column program with
- * the texts around each value.  The text is rows_verbose.format_value's
+ * image_ai[, flavor]): the "### INSERT INTO `db`.`t`" line with its first
+ * clause, the UPDATE's "### SET" (else None), per image its column program with
+ * the texts around each value, and 1 for mysqlbinlog's text (plans of
+ * printer/mysql/fast.py c_text_plan; put_value_text says where it differs).  The text is rows_verbose.format_value's
  * (the reference; rows_verbose._print_compiled is the compiled Python twin).
  */
 #include "_speedups.h"
@@ -34,9 +35,28 @@ put_2(char *o, unsigned long long v, char sep)
     return o;
 }
 
-/* log_event_print_value's text for one value: 1, 0 when not handled, -1 error. */
+/* MySQL's my_b_write_quoted (get_quote_table): these by name, other bytes < 0x20 as \xNN */
+static char
+mysql_escape(unsigned char c)
+{
+    switch (c) {
+    case '\b': return 'b';
+    case '\f': return 'f';
+    case '\n': return 'n';
+    case '\r': return 'r';
+    case '\t': return 't';
+    case '\\': return '\\';
+    case '\'': return '\'';
+    }
+    return 0;
+}
+
+/* log_event_print_value's text for one value: 1, 0 when not handled, -1 error.
+ * mysql: mysqlbinlog 8.0's text (printer/mysql/verbose.py) where it differs:
+ * its quote table, an unquoted old DATETIME; an old TIME below zero, a DATE
+ * past the year 9999 and a NaN are left to Python. */
 static int
-put_value_text(Buf *b, const Op *op, const Value *v)
+put_value_text(Buf *b, const Op *op, const Value *v, int mysql)
 {
     static const char hex[] = "0123456789abcdef";
     if (op->op == OP_STRING) {              /* my_b_write_quoted: bytes < 0x20 as \xNN */
@@ -46,7 +66,11 @@ put_value_text(Buf *b, const Op *op, const Value *v)
         *o++ = '\'';
         for (Py_ssize_t i = 0; i < v->n; i++) {
             unsigned char c = v->s[i];
-            if (c >= 0x20) {
+            char named = mysql && (c < 0x20 || c == '\\' || c == '\'') ? mysql_escape(c) : 0;
+            if (named) {
+                *o++ = '\\';
+                *o++ = named;
+            } else if (c >= 0x20) {
                 *o++ = (char)c;
             } else {
                 *o++ = '\\';
@@ -76,9 +100,13 @@ put_value_text(Buf *b, const Op *op, const Value *v)
         }
         break;
     case OP_FLOAT:
+        if (mysql && v->f != v->f)
+            return 0;
         o += snprintf(o, 120, "%-20g", v->f);
         break;
     case OP_DOUBLE:
+        if (mysql && v->f != v->f)
+            return 0;
         o += snprintf(o, 120, "%-.20g", v->f);
         break;
     case OP_DECIMAL:
@@ -99,7 +127,7 @@ put_value_text(Buf *b, const Op *op, const Value *v)
         break;
     }
     case OP_DATE:
-        if (op->flag && pt[0] > 9999)       /* the NEWDATE case's odd thousands digit */
+        if ((op->flag || mysql) && pt[0] > 9999)   /* the NEWDATE case's odd thousands digit */
             return 0;
         *o++ = '\'';
         o = put_pad(o, pt[0], 4);
@@ -108,6 +136,8 @@ put_value_text(Buf *b, const Op *op, const Value *v)
         o = put_2(o, pt[2], '\'');
         break;
     case OP_TIME: case OP_TIME2:
+        if (mysql && op->op == OP_TIME && v->neg)  /* mysqlbinlog reads it unsigned */
+            return 0;
         *o++ = '\'';
         if (v->neg)
             *o++ = '-';
@@ -117,8 +147,10 @@ put_value_text(Buf *b, const Op *op, const Value *v)
         o = put_frac(o, pt[6], op->op == OP_TIME2 ? op->a : 0);
         *o++ = '\'';
         break;
-    case OP_DATETIME: case OP_DATETIME2:
-        *o++ = '\'';
+    case OP_DATETIME: case OP_DATETIME2: {
+        int quoted = !(mysql && op->op == OP_DATETIME);
+        if (quoted)
+            *o++ = '\'';
         o = put_pad(o, pt[0], 4);
         *o++ = '-';
         o = put_2(o, pt[1], '-');
@@ -127,8 +159,10 @@ put_value_text(Buf *b, const Op *op, const Value *v)
         o = put_2(o, pt[4], ':');
         o = put_2(o, pt[5], 0);
         o = put_frac(o, pt[6], op->op == OP_DATETIME2 ? op->a : 0);
-        *o++ = '\'';
+        if (quoted)
+            *o++ = '\'';
         break;
+    }
     case OP_TIMESTAMP:                      /* printed as a signed 32-bit number */
         if (v->u >= 0x80000000ULL) {
             *o++ = '-';
@@ -153,7 +187,8 @@ put_value_text(Buf *b, const Op *op, const Value *v)
 
 /* One image's lines: 1, 0 when not handled, -1 error; *pos moves past it. */
 static int
-image_text(Buf *out, const Image *im, const unsigned char *d, Py_ssize_t *pos, Py_ssize_t end)
+image_text(Buf *out, const Image *im, const unsigned char *d, Py_ssize_t *pos, Py_ssize_t end,
+           int mysql)
 {
     Py_ssize_t p = *pos;
     if (im->null_bytes > end - p)
@@ -175,7 +210,7 @@ image_text(Buf *out, const Image *im, const unsigned char *d, Py_ssize_t *pos, P
         p += size;
         if (PUT_BYTES(out, TEXT(im, k, 0)) < 0)
             return -1;
-        int rc = put_value_text(out, &op, &v);
+        int rc = put_value_text(out, &op, &v, mysql);
         if (rc <= 0)
             return rc;
         if (PUT_BYTES(out, TEXT(im, k, 1)) < 0)
@@ -191,11 +226,14 @@ image_text(Buf *out, const Image *im, const unsigned char *d, Py_ssize_t *pos, P
 int
 bk_rows_text(Buf *out, PyObject *plan, const unsigned char *d, Py_ssize_t end, Py_ssize_t *rows)
 {
-    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 4
+    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) < 4 || PyTuple_GET_SIZE(plan) > 5
         || !PyBytes_Check(PyTuple_GET_ITEM(plan, 0))) {
-        PyErr_SetString(PyExc_TypeError, "text plan must be (head, clause2, image, image2)");
+        PyErr_SetString(PyExc_TypeError, "text plan must be (head, clause2, image, image2[, flavor])");
         return -1;
     }
+    int mysql = PyTuple_GET_SIZE(plan) == 5 && PyLong_AsLong(PyTuple_GET_ITEM(plan, 4)) == 1;
+    if (PyErr_Occurred())
+        return -1;
     PyObject *head = PyTuple_GET_ITEM(plan, 0), *clause2 = PyTuple_GET_ITEM(plan, 1);
     int update = PyTuple_GET_ITEM(plan, 3) != Py_None;
     Image im[2];
@@ -213,11 +251,11 @@ bk_rows_text(Buf *out, PyObject *plan, const unsigned char *d, Py_ssize_t end, P
         n++;
         if (PUT_BYTES(out, head) < 0)
             return -1;
-        rc = image_text(out, &im[0], d, &pos, end);
+        rc = image_text(out, &im[0], d, &pos, end, mysql);
         if (rc > 0 && update) {
             if (PUT_BYTES(out, clause2) < 0)
                 return -1;
-            rc = image_text(out, &im[1], d, &pos, end);
+            rc = image_text(out, &im[1], d, &pos, end, mysql);
         }
         if (rc > 0 && pos <= row_start)
             rc = 0;     /* a row of no bytes: the Python printer says what the real tool does */

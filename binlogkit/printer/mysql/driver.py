@@ -20,6 +20,7 @@ from binlogkit.errors import BinlogError, ChecksumMismatchError, EventDecodeErro
 from binlogkit.printer.mysql import events as E
 from binlogkit.printer.mysql import gtid as G
 from binlogkit.printer.mysql import rows as RW
+from binlogkit.printer.mysql.fast import FastRows, fast_rows_eligible
 from binlogkit.printer.mysql.format import DEFAULT_FORMAT, mysql_format
 from binlogkit.printer.mysql.state import MysqlState
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
@@ -83,9 +84,15 @@ class MysqlPrinter:
         self.load_dir = options.local_load or tempfile.gettempdir()
         self.display_name = ""
         self.print_table_metadata = options.print_table_metadata
+        # whole row statements through the C printer, where it may (printer/mysql/fast.py)
+        self.fast = FastRows(self) if fast_rows_eligible(options) else None
 
     # -- output -----------------------------------------------------------------------
     def write(self, data):
+        if len(data) >= FLUSH_AT:       # big text (the C printer's): no copy into the pending block
+            self.flush()
+            self.out.write(data)
+            return
         self._pending.append(data)
         self._pending_size += len(data)
         if self._pending_size > FLUSH_AT:
@@ -226,12 +233,12 @@ class MysqlPrinter:
                 if self.process_event(*fdle, event_start) != CONTINUE:
                     return STOP
             pos = max(pos, start_position)
-        events = reader.events(pos)
+        fast = self.fast
         while True:
+            if fast is not None:
+                pos = fast.print_statements(reader, pos)
             try:
-                ev = next(events)
-            except StopIteration:
-                return CONTINUE
+                ev = reader.next_event(pos)
             except TruncatedEventError as exc:
                 if self.file_in_use:
                     self.warn("File ends with a truncated event.")
@@ -241,6 +248,9 @@ class MysqlPrinter:
                 self.read_error(exc.offset, CHECKSUM_FAILURE, exc.type_code)
             except BinlogError as exc:
                 self.read_error(exc.offset, BOGUS, exc.type_code)
+            if ev is None:
+                return CONTINUE
+            pos += ev.event_size
             try:
                 body = self.decode(ev, reader)
             except ReadError as exc:

@@ -15,6 +15,8 @@ from binlogkit.binlog.reader import RawEvent
 from binlogkit.printer.mysql.header import print_header
 
 _U64 = (1 << 64) - 1
+# where the C printer may start in a payload: Rows_query, Table_map, BEGIN
+FAST_TYPES = frozenset({L.ROWS_QUERY_LOG_EVENT, L.TABLE_MAP_EVENT, L.QUERY_EVENT})
 # Transaction_payload's compression type names (compression/base.cpp type_to_string)
 COMPRESSION_NAMES = {0: b"ZSTD", 255: b"NONE"}
 
@@ -110,14 +112,20 @@ _SECONDS = {}
 def commit_time_text(p, micros):
     """microsecond_timestamp_to_str: local '%F %T.%06d %Z' (the seconds part cached)."""
     secs, frac = divmod(micros, 1_000_000)
-    key = (p.zone, secs)
+    parts = commit_time_parts(p.zone, secs)
+    return b"%s.%06d%s" % (parts[0], frac, parts[1])
+
+
+def commit_time_parts(zone, secs):
+    """commit_time_text of a whole second, split where the microseconds go."""
+    key = (zone, secs)
     parts = _SECONDS.get(key)
     if parts is None:
         if len(_SECONDS) > 4096:
             _SECONDS.clear()
-        head, _, tail = p.zone.format_micros(secs * 1_000_000).encode().partition(b".000000")
+        head, _, tail = zone.format_micros(secs * 1_000_000).encode().partition(b".000000")
         parts = _SECONDS[key] = (head, tail)
-    return b"%s.%06d%s" % (parts[0], frac, parts[1])
+    return parts
 
 
 def signed(value):
@@ -251,7 +259,19 @@ def print_transaction_payload(p, ev, body):
         print_header(p, ev, head)
         head.append(b"\tTransaction_Payload\t%s\n# Start of compressed events.\n" % payload_to_string(body))
     has_crc = fmt.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
-    for raw in body.events:
+    events, i, rel, frames = body.events, 0, 0, None
+    while i < len(events):
+        raw = events[i]
+        if p.fast is not None and raw.type_code in FAST_TYPES:     # row statements in C
+            if frames is None:
+                frames = p.fast.frames(body.payload, has_crc)
+            if frames:
+                done, rel = p.fast.print_payload_statements(frames, rel, ev.log_pos, fmt)
+                if done:
+                    i += done
+                    continue
+        i += 1
+        rel += raw.event_size + (L.BINLOG_CHECKSUM_LEN if has_crc else 0)
         inner = inner_event(raw, ev.log_pos, has_crc)
         try:
             if inner.type_code == L.FORMAT_DESCRIPTION_EVENT or inner.type_code > fmt.number_of_event_types:

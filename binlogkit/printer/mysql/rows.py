@@ -35,21 +35,31 @@ def type_name(type_code):
     return TYPE_NAMES.get(type_code, b"Unknown").decode()
 
 
+def prints_gipk(st):
+    """Whether Table_map lines say has_generated_invisible_primary_key (8.0.30+ sources)."""
+    return (st.immediate_server_version != UNDEFINED_SERVER_VERSION
+            and st.immediate_server_version >= 80030)
+
+
+def table_map_text(body, gipk_line, table_metadata):
+    """What Table_map_log_event::print writes after the header line."""
+    text = [b"\tTable_map: %s mapped to number %d\n"
+            % (comment_safe(b"`%s`.`%s`" % (body.db, body.table)), body.table_id)]
+    gipk = bool(body.flags & TM_GENERATED_INVISIBLE_PK_F)
+    if gipk_line:
+        text.append(b"# has_generated_invisible_primary_key=%d\n" % gipk)
+    if table_metadata:
+        text.append(tablemeta.print_columns(body, gipk))
+        text.append(tablemeta.print_primary_key(body, gipk))
+    return b"".join(text)
+
+
 def print_table_map(p, ev, body):
     st, opts = p.state, p.options
     if opts.short_form:
         return
-    head = st.head
-    print_header(p, ev, head)
-    head.append(b"\tTable_map: %s mapped to number %d\n"
-                % (comment_safe(b"`%s`.`%s`" % (body.db, body.table)), body.table_id))
-    gipk = bool(body.flags & TM_GENERATED_INVISIBLE_PK_F)
-    if (st.immediate_server_version != UNDEFINED_SERVER_VERSION
-            and st.immediate_server_version >= 80030):
-        head.append(b"# has_generated_invisible_primary_key=%d\n" % gipk)
-    if p.print_table_metadata:
-        head.append(tablemeta.print_columns(body, gipk))
-        head.append(tablemeta.print_primary_key(body, gipk))
+    print_header(p, ev, st.head)
+    st.head.append(table_map_text(body, prints_gipk(st), p.print_table_metadata))
     print_base64(p, ev, st.body, True)
     if opts.verbose:
         st.table_maps[body.table_id] = body

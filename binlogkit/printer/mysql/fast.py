@@ -1,0 +1,381 @@
+"""mysqlbinlog 8.0 row statements printed by the C accelerator.
+
+`speedups.print_row_statements` (binlogkit/_speedups_rows.c) prints whole row
+statements -- Rows_query, Table_map(s), rows events up to the one with
+STMT_END_F -- with the MySQL flavor's text when its context says so.  This
+module decides when it may (`fast_rows_eligible`, `FastRows.ready`), builds
+that context, and gives it the -v/-vv plans (`c_text_plan`) whose texts come
+from printer/mysql/verbose.py, the reference: a column the plan does not
+cover, or a value whose text the C code is not sure of, leaves the event (and
+its statement) to the Python printer, which prints it the usual way.
+"""
+import functools
+import operator
+
+from binlogkit._accel import speedups
+from binlogkit.binlog import layout as L
+from binlogkit.binlog import rows as R
+from binlogkit.binlog.mysql_events import _zstd_decompress
+from binlogkit.binlog.rowcompile import ImageLayout
+from binlogkit.printer.events import backtick
+from binlogkit.printer.mysql import verbose as V
+from binlogkit.printer.mysql.rows import prints_gipk, table_map_text
+from binlogkit.printer.safety import comment_safe
+from binlogkit.printer.state import BASE64_AUTO, BASE64_DECODE_ROWS
+
+FLAVOR_MYSQL = 1
+# print_row_statements' ctx: where the transaction state sits, how long it is
+# (CTX_TRX_STATE, CTX_SIZE_MYSQL in _speedups.h; tests/test_speedups_enums.py)
+CTX_TRX_STATE = 17
+CTX_SIZE_MYSQL = 24
+# bytes the C printer gets to see past its start, so that statements rarely
+# straddle the end of the read buffer
+READ_AHEAD = 1 << 16
+_KINDS = ("write", "update", "delete")     # by the C printer's kind code
+# the types whose mysqlbinlog text the C value printer writes (mysql flag of
+# _speedups_text.c put_value_text); the rest (JSON, GEOMETRY, VECTOR, old
+# DECIMAL...) is printed by verbose.py
+_C_TYPES = frozenset({
+    R.MYSQL_TYPE_TINY, R.MYSQL_TYPE_SHORT, R.MYSQL_TYPE_INT24, R.MYSQL_TYPE_LONG,
+    R.MYSQL_TYPE_LONGLONG, R.MYSQL_TYPE_FLOAT, R.MYSQL_TYPE_DOUBLE, R.MYSQL_TYPE_NEWDECIMAL,
+    R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING, R.MYSQL_TYPE_STRING, R.MYSQL_TYPE_BLOB,
+    R.MYSQL_TYPE_BIT, R.MYSQL_TYPE_SET, R.MYSQL_TYPE_ENUM, R.MYSQL_TYPE_YEAR,
+    R.MYSQL_TYPE_NEWDATE, R.MYSQL_TYPE_TIME, R.MYSQL_TYPE_DATETIME, R.MYSQL_TYPE_TIMESTAMP,
+    R.MYSQL_TYPE_TIME2, R.MYSQL_TYPE_DATETIME2, R.MYSQL_TYPE_TIMESTAMP2,
+})
+
+
+def fast_rows_eligible(opts):
+    """Whether the C printer may print row statements under these options: the
+    default output, -v/-vv, decode-rows, --print-table-metadata, positions and
+    datetimes.  Any option that changes how Rows_query, Table_map or rows
+    events print, or filters them, must keep it off."""
+    return (speedups is not None and not opts.short_form and not opts.hexdump
+            and opts.base64_output in (BASE64_AUTO, BASE64_DECODE_ROWS)
+            and opts.database is None and not opts.server_id and not opts.verify_checksum)
+
+
+# -- -v / -vv plans ----------------------------------------------------------------------
+
+def _column_texts(tm, spec, verbose):
+    """The texts around one column's value ('###   @N=', the rest of the line,
+    the NULL line), or None when the C value printer would read or print
+    it otherwise than verbose.print_value does."""
+    i = spec.index
+    meta = tm.column_meta[i]
+    real = V.real_type(tm.column_types[i], meta)
+    if real not in _C_TYPES or real != spec.real:
+        return None
+    if ((real == R.MYSQL_TYPE_FLOAT and meta != 4) or (real == R.MYSQL_TYPE_DOUBLE and meta != 8)
+            or (real == R.MYSQL_TYPE_BLOB and spec.prefix != meta)):
+        return None
+    if real in (R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING) and spec.prefix != (1 if meta < 256 else 2):
+        return None
+    if real == R.MYSQL_TYPE_STRING:
+        length, shown = V._string_length(meta)
+        if shown != R.MYSQL_TYPE_STRING or spec.prefix != (1 if length < 256 else 2):
+            return None
+    try:
+        typestr, _ = V.print_value([], None, None, real, meta, b"", False, 0, None)
+    except V.StopRow:
+        return None
+    prefix = b"###   @%d=" % (i + 1)
+    if verbose < 2:
+        return prefix, b"\n", prefix + b"NULL\n"
+    comment = b" /* %s meta=%d nullable=%d is_null=%%d */" % (typestr, meta, tm.nullable(i))
+    return prefix, comment % 0 + b"\n", prefix + b"NULL" + comment % 1 + b"\n"
+
+
+def _build_text_plan(tm, kind, bitmaps, width, verbose):
+    command, clause1, clause2 = V.COMMANDS[_KINDS[kind]]
+    head = (b"### " + command + b" " + comment_safe(backtick(tm.db) + b"." + backtick(tm.table))
+            + b"\n" + clause1)
+    images = []
+    for bitmap in bitmaps:
+        layout = ImageLayout(tm, bitmap, width, None)
+        if layout.program is None:
+            return None
+        texts = []
+        for spec in layout.specs:
+            column = _column_texts(tm, spec, verbose)
+            if column is None:
+                return None
+            texts += column
+        images.append(layout.program + (tuple(texts),))
+    return head, clause2, images[0], images[1] if clause2 is not None else None, FLAVOR_MYSQL
+
+
+def c_text_plan(tm, kind, cols, cols_ai, width, verbose):
+    """The -v/-vv plan of one kind of rows event, mysqlbinlog's text, or None.
+
+    Like printer/rows_fast.c_text_plan (kind 0 write, 1 update, 2 delete),
+    with a fifth item, 1, that makes the C value printer write mysqlbinlog's
+    text; cached in ``tm.plans[(kind, cols, cols_ai, width, verbose, 1)]``,
+    where the C printer looks first.
+    """
+    key = (kind, cols, cols_ai, width, verbose, FLAVOR_MYSQL)
+    plans = tm.plans
+    if key not in plans:
+        bitmaps = (cols, cols_ai) if kind == 1 else (cols,)
+        plans[key] = _build_text_plan(tm, kind, bitmaps, width, verbose)
+    return plans[key]
+
+
+# -- the printer's side ------------------------------------------------------------------
+
+class _Shadow:
+    """What print_query_header needs of a printer, over a copy of its state."""
+
+    def __init__(self, p, state):
+        self.state, self.options, self.time_text = state, p.options, p.time_text
+
+
+class FastRows:
+    """The C row-statement printer for one MysqlPrinter.
+
+    Besides row statements it prints, when no GTID filter, --database or
+    buffered Intvar/Rand/User_var event is in the way, the GTID, BEGIN /
+    COMMIT and Xid events around them (CTX_TRX_STATE), and whole
+    Transaction_payload events: BEGIN and COMMIT only when printing them
+    leaves the session state as it is (`_steady_query` asks
+    print_query_header on a copy of the state), so that their text is the
+    same every time under one state (`_queries`, per state fingerprint).
+    """
+
+    def __init__(self, printer):
+        self.p = printer
+        self.maps = ({}, {})        # Table_map body bytes -> entry, without / with the GIPK line
+        self._contexts = {}                   # context() key -> ctx
+        self._maps_format = None
+        self._trx = [False, False, 0, 0]      # CTX_TRX_STATE
+        self._queries = {}                    # state fingerprint -> {query key: entry}
+        self._commit_times = {}
+
+    def _clean(self, head_ok=False):
+        """No statement half printed, no filter pending that the C printer does not
+        apply.  head_ok: text in the head cache is fine (a payload's header lines,
+        which the first event printed inside it flushes)."""
+        p = self.p
+        st = p.state
+        return not (p.offset or p.start_datetime or p.filter_based_on_gtids
+                    or (st.head and not head_ok) or st.body
+                    or st.footer or st.have_unflushed_events or st.ignored_maps
+                    or not (st.printed_fd_event or p.options.base64_output == BASE64_DECODE_ROWS))
+
+    def _trx_on(self):
+        p = self.p
+        return not (p.gtid_filtering or p.buffered or p.state.skipped_event_in_transaction)
+
+    def print_statements(self, reader, pos):
+        """Print the whole row statements (and transactions) at file offset `pos`;
+        returns where to go on."""
+        p = self.p
+        fmt = p.file_format
+        buf, rel = reader.buffered(pos, READ_AHEAD)
+        if len(buf) < rel + L.LOG_EVENT_HEADER_LEN or buf[rel + 4] not in START_TYPES:
+            return pos
+        if (not self._clean() or fmt.permutation is not None
+                or reader.fde.event_type_permutation is not None):
+            return pos
+        has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
+        return self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False))
+
+    def print_payload_statements(self, frames, rel, log_pos, fmt):
+        """The same for the events of a Transaction_payload, re-framed as mysqlbinlog
+        does (`frames`: speedups.payload_frames), from `rel` on, each printed at
+        `log_pos` (the payload's end_log_pos); returns (events printed, new rel)."""
+        if not self._clean(head_ok=True) or fmt.permutation is not None:
+            return 0, rel
+        has_crc = fmt.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
+        count = self.p.rec_count
+        rel = self._run(frames, rel, log_pos, self.context(fmt, has_crc, (1 << 64) - 1, True))
+        return self.p.rec_count - count, rel
+
+    def _run(self, buf, rel, pos, ctx):
+        p = self.p
+        st = p.state
+        trx = ctx[CTX_TRX_STATE]
+        if trx is not None:
+            trx[:] = (p.seen_gtid, p.in_transaction, st.immediate_server_version, st.thread_id)
+        events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
+        if events:
+            p.rec_count += events
+            p.flush_cache(st.head)
+            p.write(text)
+            if trx is not None:
+                p.seen_gtid, p.in_transaction, st.immediate_server_version = trx[0], trx[1], trx[2]
+        return pos
+
+    @staticmethod
+    def frames(payload, has_crc):
+        """speedups.payload_frames (b"" when it refuses the payload)."""
+        return speedups.payload_frames(payload, has_crc) or b""
+
+    def context(self, fmt, has_crc, stop_position, fixed_pos):
+        """speedups.print_row_statements' ctx (kept while nothing in it changes)."""
+        p = self.p
+        st = p.state
+        gipk = prints_gipk(st)
+        trx_on = self._trx_on()
+        fingerprint = _fingerprint(st) if trx_on else None
+        layout = (fmt.header_len, bytes(fmt.post_header_len))     # what decoding depends on
+        glob = p.glob_format
+        key = (layout, has_crc, stop_position, fixed_pos, gipk, st.delimiter, fingerprint,
+               glob.header_len, bytes(glob.post_header_len), glob.checksum_alg, glob.permutation)
+        ctx = self._contexts.get(key)
+        if ctx is not None:
+            return ctx
+        opts = p.options
+        if layout != self._maps_format:
+            self._maps_format = layout
+            self.maps[0].clear()
+            self.maps[1].clear()
+            self._queries.clear()
+            self._contexts.clear()
+        maps = self.maps[gipk]
+        if len(self._queries) > 64:
+            self._queries.clear()
+        queries = self._queries.setdefault(fingerprint, {})
+        if len(queries) > 4096:
+            queries.clear()
+
+        def table_map_miss(data, pos):
+            """Decode a Table_map event as the driver does; None leaves it to process_event."""
+            body = _decode(data, pos, has_crc, fmt, L.TABLE_MAP_EVENT)
+            if body is None:
+                return None
+            if len(maps) >= 4096:
+                maps.clear()
+            entry = maps[bytes(body[0].payload[fmt.header_len:])] = (
+                body[1].table_id, body[1], table_map_text(body[1], gipk, p.print_table_metadata))
+            return entry
+
+        def query_miss(data, pos):
+            decoded = _decode(data, pos, has_crc, fmt, L.QUERY_EVENT)
+            if decoded is None:
+                return None
+            raw, body = decoded
+            key = bytes((raw.flags & 0x0C,)) + bytes(raw.payload[fmt.header_len + 8:])
+            entry = queries[key] = _steady_query(p, raw, body)
+            return entry
+
+        if len(self._contexts) > 16:
+            self._contexts.clear()
+        ctx = self._contexts[key] = (has_crc, fmt.header_len, bytes(fmt.post_header_len),
+                     min(max(stop_position, 0), (1 << 64) - 1),
+                     min(max(opts.stop_datetime, -(1 << 63)), (1 << 63) - 1),
+                     st.delimiter, p._times, p.time_text, maps, table_map_miss, st.table_maps,
+                     R.image_plan, opts.base64_output != BASE64_DECODE_ROWS, opts.verbose,
+                     c_text_plan if opts.verbose else None, FLAVOR_MYSQL, fixed_pos,
+                     self._trx if trx_on else None, gipk, queries, query_miss,
+                     self._commit_times, self._commit_time_parts,
+                     _decompressors() if trx_on and self._payloads_here(layout, has_crc, fixed_pos)
+                     else None)
+        return ctx
+
+    def _payloads_here(self, layout, has_crc, fixed_pos):
+        """Whether Transaction_payload events may be printed with this context: its
+        events are decoded with glob_format, which must agree with the file's."""
+        glob = self.p.glob_format
+        return (not fixed_pos and glob.permutation is None
+                and (glob.header_len, bytes(glob.post_header_len)) == layout
+                and (glob.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32) == has_crc)
+
+    def _commit_time_parts(self, secs):
+        from binlogkit.printer.mysql.gtid import commit_time_parts
+        parts = self._commit_times[secs] = commit_time_parts(self.p.zone, secs)
+        if len(self._commit_times) > 4096:
+            self._commit_times.clear()
+        return parts
+
+
+# where the C printer may start: BEGIN/COMMIT, Xid, Table_map, Rows_query, GTIDs, payloads
+START_TYPES = frozenset({L.QUERY_EVENT, L.XID_EVENT, L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT,
+                         L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT, L.TRANSACTION_PAYLOAD_EVENT})
+# what print_query_header reads of the state (and BEGIN/COMMIT must leave as it is)
+_QUERY_STATE = ("db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
+                "auto_increment_increment", "auto_increment_offset", "charset_inited", "charset",
+                "time_zone", "lc_time_names_number", "charset_database_number",
+                "default_collation_for_utf8mb4_number", "sql_require_primary_key",
+                "default_table_encryption", "thread_id", "thread_id_printed", "delimiter")
+
+
+_fingerprint = operator.attrgetter(*_QUERY_STATE)
+
+
+_ZSTD = []         # zstandard and a ZstdDecompressor, once needed
+
+
+def _decompress(data):
+    """A zstd payload uncompressed (mysql_events._zstd_decompress, the reference:
+    frames one after the other), or None.  One whole frame, the usual case, is
+    read here directly: in one call when its header gives the size."""
+    try:
+        if not _ZSTD:
+            import zstandard
+            _ZSTD[:] = [zstandard, zstandard.ZstdDecompressor()]
+        zstd, dctx = _ZSTD
+        try:
+            if zstd.frame_content_size(data) >= 0:       # -1: not in the frame header
+                return dctx.decompress(data, allow_extra_data=False)
+            stream = dctx.decompressobj()
+            out = stream.decompress(data)
+            if stream.eof and not stream.unused_data:
+                return out
+        except Exception:       # more frames, an older zstandard: the reference decides
+            pass
+        return _zstd_decompress(data)
+    except Exception:           # zstandard.ZstdError, ValueError, ImportError: Python says which
+        return None
+
+
+def _decompressors():
+    """CTX_DECOMPRESS: (one zstd call, which raises unless the payload is one frame
+    that gives its size; _decompress)."""
+    if not _ZSTD:
+        try:
+            import zstandard
+        except ImportError:
+            return _decompress, _decompress
+        _ZSTD[:] = [zstandard, zstandard.ZstdDecompressor()]
+    return functools.partial(_ZSTD[1].decompress, allow_extra_data=False), _decompress
+
+
+def _decode(data, pos, has_crc, fmt, type_code):
+    """(RawEvent, body) of the event in `data` as the driver decodes it, or None."""
+    from binlogkit.printer.mysql.driver import ReadError, decode_body
+    from binlogkit.printer.mysql.gtid import IgnorableBody, UnknownBody
+    raw = speedups.frame(data, 0, pos, has_crc)
+    if raw is None or raw.type_code != type_code:
+        return None
+    try:
+        body = decode_body(raw, fmt)
+    except (ReadError, ValueError, IndexError):
+        return None
+    if isinstance(body, (UnknownBody, IgnorableBody)):
+        return None
+    return raw, body
+
+
+def _steady_query(p, raw, body):
+    """The C printer's entry for a BEGIN or COMMIT whose print_query_header text
+    leaves the state as it is: (from '\terror_code' on, what follows the
+    timestamp's seconds, what follows the timestamp line), else None."""
+    import copy
+
+    from binlogkit.printer.mysql.events import print_query_header
+    if body.query not in (b"BEGIN", b"COMMIT"):
+        return None
+    st = p.state
+    shadow = copy.copy(st)
+    out = []
+    print_query_header(_Shadow(p, shadow), raw, body, out)
+    if _fingerprint(shadow) != _fingerprint(st) or len(out) < 3:
+        return None
+    d = st.delimiter
+    frac = b".%06d" % body.when_sec_part if body.when_sec_part else b""
+    line, cut = out[1], out[1].find(b"\terror_code=")
+    if (cut < 0 or not line.startswith(b"\tQuery\t")
+            or out[2] != b"SET TIMESTAMP=%d%s%s\n" % (raw.when, frac, d)):
+        return None
+    return line[cut:], frac, b"".join(out[3:]) + body.query + b"\n" + d + b"\n"

@@ -1,0 +1,75 @@
+"""The C accelerator's enums equal the Python tables they mirror.
+
+binlogkit/_speedups*.c/.h repeat a few numberings of the Python code: the
+column ops of binlog/rowcompile.py (OP_*, the op record size), the row-walk
+steps of binlog/rows.py (STEP_*), the value types of rowvalues.C_TYPES
+(T_*) and the positions in print_row_statements' context tuple.  The C
+source is read here and its enum values compared with the Python ones, so
+that a new column type or context entry cannot drift on one side only.
+"""
+import re
+from pathlib import Path
+
+import pytest
+
+from binlogkit.binlog import rowcompile, rowvalues
+from binlogkit.binlog import rows as R
+from binlogkit.printer.mysql import fast
+
+ROOT = Path(__file__).resolve().parent.parent / "binlogkit"
+
+
+def c_enums():
+    """{name: value} of every enum constant in the accelerator's sources."""
+    values = {}
+    for path in sorted(ROOT.glob("_speedups*.[ch]")):
+        text = re.sub(r"/\*.*?\*/", "", path.read_text(), flags=re.S)
+        for body in re.findall(r"\benum\s*\{(.*?)\}", text, flags=re.S):
+            value = -1
+            for item in body.split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                name, _, expr = (part.strip() for part in item.partition("="))
+                if expr:
+                    value = int(expr, 0) if re.fullmatch(r"\d+|0x[0-9a-fA-F]+", expr) else values[expr]
+                else:
+                    value += 1
+                assert name not in values or values[name] == value, name
+                values[name] = value
+        for name, value in re.findall(r"#define\s+(OP_SIZE)\s+(\d+)", text):
+            values[name] = int(value)
+    return values
+
+
+C = c_enums()
+
+
+@pytest.mark.parametrize("name", sorted(n for n in dir(rowcompile) if re.fullmatch(r"OP_[A-Z0-9]+", n)))
+def test_column_ops(name):
+    assert C[name] == getattr(rowcompile, name)
+
+
+def test_column_op_set_is_the_same_both_sides():
+    python = {n for n in dir(rowcompile) if re.fullmatch(r"OP_[A-Z0-9]+", n)}
+    c_ops = {n for n in C if re.fullmatch(r"OP_[A-Z0-9]+", n)} - {"OP_LAST", "OP_SIZE"}
+    assert c_ops == python
+    assert C["OP_LAST"] == max(getattr(rowcompile, n) for n in python)
+    assert C["OP_SIZE"] == rowcompile._OP_RECORD.size
+
+
+def test_row_walk_steps():
+    steps = {n for n in dir(R) if re.fullmatch(r"STEP_[A-Z0-9]+", n)}
+    assert steps and all(C[n] == getattr(R, n) for n in steps)
+
+
+def test_value_types_order():
+    names = ["T_" + getattr(t, "__name__", "ABSENT").upper() for t in rowvalues.C_TYPES]
+    assert [C[n] for n in names] == list(range(len(names)))
+    assert C["T_SIZE"] == len(names)
+
+
+def test_mysql_context_positions():
+    assert C["CTX_TRX_STATE"] == fast.CTX_TRX_STATE
+    assert C["CTX_SIZE_MYSQL"] == fast.CTX_SIZE_MYSQL
+    assert C["CTX_FLAVOR"] == C["CTX_SIZE"]
