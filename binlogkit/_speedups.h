@@ -240,6 +240,9 @@ PyObject *bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 /* _speedups_slowlog.c */
 PyObject *bk_slowlog_numbers(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* _speedups_rows.c: net_field_length(); 0 when NULL (251) or past end */
+int bk_packed_length(const unsigned char *ev, Py_ssize_t *pos, Py_ssize_t end,
+                     unsigned long long *value);
 /* _speedups_mysql.c */
 void bk_crc32_init(void);
 uint32_t bk_crc32(uint32_t crc, const unsigned char *p, Py_ssize_t n);

@@ -201,21 +201,6 @@ put_commit_time(Buf *b, const Fmt *f, unsigned long long micros)
     return rc;
 }
 
-/* net_field_length_ll(); 0 when NULL (251) or past end */
-static int
-packed_u64(const unsigned char *ev, Py_ssize_t *pos, Py_ssize_t end, unsigned long long *value)
-{
-    Py_ssize_t p = *pos;
-    if (p >= end || ev[p] == 251)
-        return 0;
-    int n = ev[p] < 251 ? 0 : ev[p] == 252 ? 2 : ev[p] == 253 ? 3 : 8;
-    if (p + 1 + n > end)
-        return 0;
-    *value = n ? get_le(ev + p + 1, n) : ev[p];
-    *pos = p + 1 + n;
-    return 1;
-}
-
 /* Gtid_log_event / Anonymous_gtid_log_event (mysql_events.decode_mysql_gtid): only
  * events with every field up to the server versions; and one whose
  * immediate_server_version changes whether Table_map lines carry the GIPK line
@@ -250,7 +235,7 @@ bk_mysql_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py
     } else {
         oct = ict;
     }
-    if (!packed_u64(ev, &p, end, &length) || p + 4 > end)
+    if (!bk_packed_length(ev, &p, end, &length) || p + 4 > end)
         return 0;
     isv = get_le(ev + p, 4);
     p += 4;
@@ -400,14 +385,14 @@ bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
     unsigned long long field, length, value, fields[4] = {0, 0, 0, 0};
     int seen[4] = {0, 0, 0, 0};
     for (;;) {
-        if (!packed_u64(ev, &p, end, &field))
+        if (!bk_packed_length(ev, &p, end, &field))
             return 0;
         if (field == 0)                     /* OTW_PAYLOAD_HEADER_END_MARK */
             break;
-        if (!packed_u64(ev, &p, end, &length))
+        if (!bk_packed_length(ev, &p, end, &length))
             return 0;
         if (field <= 3) {
-            if (!packed_u64(ev, &p, end, &value))
+            if (!bk_packed_length(ev, &p, end, &value))
                 return 0;
             fields[field] = value;
             seen[field] = 1;

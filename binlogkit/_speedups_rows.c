@@ -257,9 +257,10 @@ done:
     return result;
 }
 
-/* net_field_length(); 0 when it is NULL (251) or runs past end */
-static int
-packed_length(const unsigned char *ev, Py_ssize_t *pos, Py_ssize_t end, unsigned long long *value)
+/* net_field_length(); 0 when it is NULL (251) or runs past end (also used by
+ * _speedups_mysql.c) */
+int
+bk_packed_length(const unsigned char *ev, Py_ssize_t *pos, Py_ssize_t end, unsigned long long *value)
 {
     Py_ssize_t p = *pos;
     if (p >= end || ev[p] == 251)
@@ -395,7 +396,7 @@ rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *e
         pos += extra_len;
     }
     unsigned long long width;
-    if (!packed_length(ev, &pos, end, &width) || width > (unsigned long long)(end - pos) * 8
+    if (!bk_packed_length(ev, &pos, end, &width) || width > (unsigned long long)(end - pos) * 8
         || (f->mysql && width == 0))
         return 0;
     Py_ssize_t nbytes = (Py_ssize_t)((width + 7) / 8);

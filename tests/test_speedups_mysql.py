@@ -22,14 +22,13 @@ import pytest
 
 from binlogkit.binlog import reader as reader_mod
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.events import decode_event
-from binlogkit.binlog.reader import PyRawEvent, RawEvent
-from binlogkit.binlog.rows import TableMapBody
+from binlogkit.binlog.reader import PyRawEvent
 from binlogkit.errors import BinlogError
 from binlogkit.printer.mysql import fast as fast_mod
 from binlogkit.printer.mysql import gtid as gtid_mod
 from binlogkit.printer.mysql import jsontext
 from binlogkit.printer.mysql.driver import dump_mysql
+from test_speedups import _CountingSpeedups
 from binlogkit.printer.mysql.verbose import print_verbose
 from binlogkit.printer.state import PrintOptions
 from binlogkit.tz import ZoneTable
@@ -55,24 +54,9 @@ OPTION_SETS = {
 }
 
 
-class _Counting:
-    """speedups with print_row_statements counting the events it printed."""
-
-    def __init__(self):
-        self.events = 0
-
-    def __getattr__(self, name):
-        return getattr(speedups, name)
-
-    def print_row_statements(self, *args):
-        result = speedups.print_row_statements(*args)
-        self.events += result[0]
-        return result
-
-
 def run_mysql(path, pure, chunk=None, gtids=None, **options):
     """(output with the error line if any, events the C printer printed)."""
-    counting = _Counting()
+    counting = _CountingSpeedups()
     with pytest.MonkeyPatch.context() as mp:
         if pure:
             mp.setattr(reader_mod, "speedups", None)
