@@ -286,7 +286,7 @@ class Printer:
             fde = reader.probe_format()
             if fde is not None:
                 formats = formats_before(reader, fde, start_position)
-                self._adopt_format(reader)
+                self.adopt_format(reader)
                 if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
                     for fde in formats:
                         self.process_event(reader, fde, stop_position)
@@ -308,7 +308,7 @@ class Printer:
                     self.end_position = pos
                     return pos
                 if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
-                    self._adopt_format(reader)
+                    self.adopt_format(reader)
                 process(reader, raw, stop_position)
                 pos += raw.event_size
         except BinlogError as exc:
@@ -364,7 +364,7 @@ class Printer:
                 self.state.table_maps, R.image_plan, self.encoded, opts.verbose,
                 _c_text_plan() if opts.verbose else None)
 
-    def _adopt_format(self, reader):
+    def adopt_format(self, reader):
         fde = reader.fde
         self._fast_context = None
         self.encrypted = False      # a Start_encryption event encrypts the rest of its file

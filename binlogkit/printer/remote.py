@@ -89,7 +89,7 @@ class RemoteSource:
                         return
                     continue
             elif type_code == L.FORMAT_DESCRIPTION_EVENT:
-                printer._adopt_format(reader)
+                printer.adopt_format(reader)
                 if old_off != L.BIN_LOG_HEADER_SIZE:
                     advance = False
             elif type_code == L.HEARTBEAT_LOG_EVENT:
