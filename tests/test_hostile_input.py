@@ -269,3 +269,37 @@ def test_in_use_log_read_error_is_its_end(tmp_path, damage, line):
     assert proc.returncode == 0
     assert proc.stderr.decode().splitlines() == [f"ERROR: Error in Log_event::read_log_event(): {line}"]
     assert proc.stdout == run(["print", str(ended)]).stdout
+
+
+# -- found by the fuzzer ----------------------------------------------------------------------
+
+def test_decimal_of_no_bytes_is_an_error_not_an_index_error():
+    table = TableMapBody(7, 0, b"d", b"t", bytes([R.MYSQL_TYPE_NEWDECIMAL]), [0], b"\x01", b"")
+    body = RowsBody(7, 0, "write", 1, b"\x01", b"", b"\x00\x01\x02", type_code=L.WRITE_ROWS_EVENT_V1)
+    with pytest.raises(BinlogError) as info:
+        list(Rows(table, body, "x.bin", 99))
+    assert str(info.value).startswith("x.bin, offset 99")
+
+
+def test_slowlog_frame_counts_beyond_int64_are_na(tmp_path):
+    from binlogkit.analysis.frames import slowlog_frame
+    path = tmp_path / "slow.log"
+    path.write_bytes(b"# Time: 2024-01-02T03:04:05.000006Z\n# User@Host: a[a] @ localhost []\n"
+                     b"# Query_time: 1.5  Lock_time: 0.1  Rows_sent: 99999999999999999999999  "
+                     b"Rows_examined: 3\nSELECT 1;\n")
+    df = slowlog_frame(path, server_tz="UTC")
+    assert df["rows_sent"].isna().tolist() == [True]
+    assert df["rows_examined"].tolist() == [3]
+
+
+def test_decimal_user_variable_too_short_is_an_invalid_event():
+    from binlogkit.binlog.events import decode_event
+    from binlogkit.binlog.reader import FormatDescription, PyRawEvent
+    from binlogkit.errors import InvalidEventError
+    body = struct.pack("<I", 1) + b"u" + b"\x00" + bytes([L.DECIMAL_RESULT]) \
+        + struct.pack("<II", 33, 1) + b"\x05"
+    header = struct.pack("<IBIIIH", 0, L.USER_VAR_EVENT, 1, 19 + len(body), 0, 0)
+    raw = PyRawEvent(500, struct.unpack("<IBIIIH", header), header + body, 19 + len(body), None)
+    with pytest.raises(InvalidEventError) as info:
+        decode_event(raw, FormatDescription(server_version=b"10.11.6-MariaDB"), "x.bin")
+    assert "Found invalid event in binary log" in str(info.value)

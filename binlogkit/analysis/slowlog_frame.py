@@ -38,8 +38,9 @@ def entries_frame(entries):
     df = pd.DataFrame(rows, columns=None if rows else BASE_COLUMNS)
     for col in ("start", "end"):
         df[col] = pd.to_datetime(df[col], utc=True, format="ISO8601")
-    for col in ("rows_sent", "rows_examined"):
-        df[col] = df[col].astype("Int64")
+    for col in ("rows_sent", "rows_examined"):     # a count no int64 holds is corrupt: <NA>
+        df[col] = df[col].map(lambda v: v if v != v or -(1 << 63) <= v < (1 << 63) else None,
+                              na_action="ignore").astype("Int64")
     for col in ("query_time", "lock_time"):
         df[col] = df[col].astype("float64")
     return df

@@ -19,7 +19,7 @@ def decimal_digits(data, precision, scale):
     """Return (negative, integer_digits_str, fraction_digits_str) of a packed DECIMAL."""
     size = decimal_bin_size(precision, scale)
     raw = bytearray(data[:size])
-    if len(raw) < size:
+    if len(raw) < size or not size:
         raise ValueError("decimal value truncated")
     negative = not raw[0] & 0x80
     raw[0] ^= 0x80

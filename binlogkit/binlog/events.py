@@ -49,6 +49,13 @@ def decode_unknown(data, raw, fde):
 
 # -- helpers -----------------------------------------------------------------
 
+def _decimal_fits(value):
+    """A DECIMAL user variable: precision, scale, then that many packed bytes."""
+    from binlogkit.binlog.decimal import decimal_bin_size
+    return (len(value) >= 2 and value[1] <= value[0]
+            and 0 < decimal_bin_size(value[0], value[1]) <= len(value) - 2)
+
+
 def net_field_length(data, pos):
     """MySQL packed integer: returns (value, new_pos)."""
     first = data[pos]
@@ -373,6 +380,8 @@ def decode_user_var(data, raw, fde):
     value = bytes(data[pos + 10:pos + 10 + value_len])
     if len(value) != value_len:
         raise ValueError("user variable value truncated")
+    if value_type == L.DECIMAL_RESULT and not _decimal_fits(value):
+        raise ValueError("bad DECIMAL user variable value")
     pos += 10 + value_len
     flags = data[pos] if pos < len(data) else 0
     return UserVarBody(name, False, value_type, charset, value, flags)

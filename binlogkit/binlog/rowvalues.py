@@ -297,6 +297,8 @@ def decode_value(col_type, meta, data, pos=0):
     if real == R.MYSQL_TYPE_NEWDECIMAL:
         precision, scale = meta >> 8, meta & 0xFF
         size = decimal_bin_size(precision, scale)
+        if not size:        # DECIMAL(0,0): the real tool stops printing the event there
+            raise UnsupportedTypeError(col_type, meta)
         _need(data, pos, size)
         return Decimal(decimal_to_text(data[pos:pos + size], precision, scale).decode()), size
     if real == R.MYSQL_TYPE_FLOAT:
