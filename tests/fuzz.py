@@ -31,7 +31,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -233,12 +232,15 @@ def _classify_process(returncode, stderr, timed_out):
 def run_cli(args, timeout=CLI_TIMEOUT, env=None):
     """(verdict, stderr tail) of one binlogkit command under the limits."""
     argv = [sys.executable, "-m", "binlogkit", *args]
-    try:
-        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, timeout=timeout, preexec_fn=_limit,
-                              cwd=ROOT, env=env)
-    except subprocess.TimeoutExpired:
-        return "hang", ""
+    # LOAD DATA temp files (SQL_LOAD_MB-*) of mutated binlogs go to a directory of the run's own
+    with tempfile.TemporaryDirectory(prefix="binlogkit-fuzz-run-") as tmp:
+        env = dict(os.environ if env is None else env, TMPDIR=tmp)
+        try:
+            proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  stdin=subprocess.DEVNULL, timeout=timeout, preexec_fn=_limit,
+                                  cwd=ROOT, env=env)
+        except subprocess.TimeoutExpired:
+            return "hang", ""
     verdict = _classify_process(proc.returncode, proc.stderr, False)
     return verdict, proc.stderr.decode("utf-8", "replace")[-600:]
 
