@@ -295,11 +295,11 @@ def test_slowlog_frame_counts_beyond_int64_are_na(tmp_path):
 def test_decimal_user_variable_too_short_is_an_invalid_event():
     from binlogkit.binlog.events import decode_event
     from binlogkit.binlog.reader import FormatDescription, PyRawEvent
-    from binlogkit.errors import InvalidEventError
+    from binlogkit.errors import EventDecodeError     # print turns it into InvalidEventError
     body = struct.pack("<I", 1) + b"u" + b"\x00" + bytes([L.DECIMAL_RESULT]) \
         + struct.pack("<II", 33, 1) + b"\x05"
     header = struct.pack("<IBIIIH", 0, L.USER_VAR_EVENT, 1, 19 + len(body), 0, 0)
     raw = PyRawEvent(500, struct.unpack("<IBIIIH", header), header + body, 19 + len(body), None)
-    with pytest.raises(InvalidEventError) as info:
+    with pytest.raises(EventDecodeError) as info:
         decode_event(raw, FormatDescription(server_version=b"10.11.6-MariaDB"), "x.bin")
     assert "Found invalid event in binary log" in str(info.value)
