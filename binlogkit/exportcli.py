@@ -25,6 +25,9 @@ def _format(fmt, output):
     if fmt:
         return fmt
     suffix = os.path.splitext(output)[1].lower() if output != "-" else ""
+    if suffix and suffix not in SUFFIX_FORMATS:    # e.g. x.xlsx: not JSON lines under that name
+        raise click.UsageError(f"cannot tell the format from '{output}': give --format "
+                               "parquet, csv or jsonl (or name it .parquet, .csv, .jsonl)")
     return SUFFIX_FORMATS.get(suffix, "jsonl")
 
 

@@ -143,6 +143,16 @@ def test_missing_file(tmp_path):
     assert b"Traceback" not in res.stderr
 
 
+def test_unknown_output_suffix_is_a_usage_error(tmp_path):
+    """-o x.xlsx wrote JSON lines into a file named as a spreadsheet: now it asks for --format."""
+    out = tmp_path / "x.xlsx"
+    res = run(CRC32[0], "-o", str(out))
+    assert res.exit_code == 2 and "--format" in res.output
+    assert not out.exists()
+    assert run(CRC32[0], "-o", str(out), "--format", "csv").exit_code == 0
+    assert out.read_bytes().startswith(b"file,")
+
+
 def test_usage_errors(tmp_path):
     assert run(CRC32[0], "--format", "parquet").exit_code == 2
     assert run(CRC32[0], "-o", CRC32[0], "--format", "csv").exit_code == 2
