@@ -77,3 +77,25 @@ def test_empty_inputs():
     ax = Figure().add_subplot()
     plot_timeline(ax, st, None, None)
     assert len(ax.collections) == 0 and len(ax.patches) == 0 and ax.get_legend() is None
+
+
+def test_no_matplotlib_cache_warning_without_a_writable_home(tmp_path):
+    """A cron job as a user whose HOME cannot be written: matplotlib used to warn on every
+    run ('Matplotlib created a temporary cache directory...')."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parent.parent
+    lab = root / "fixtures" / "lab"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    env["HOME"] = "/proc/binlogkit-no-home"      # not creatable, even by root
+    env["TMPDIR"] = str(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "binlogkit", "report", "--binlog",
+                           *map(str, sorted(lab.glob("mariadb-bin.*"))), "--slowlog",
+                           str(lab / "slow.log.gz"), "--server-tz", "UTC", "--format", "html",
+                           "-o", str(tmp_path / "r.html")], capture_output=True, env=env)
+    assert proc.returncode in (0, 3), proc.stderr
+    assert b"atplotlib" not in proc.stderr, proc.stderr.decode()
+    assert (tmp_path / "r.html").stat().st_size > 1000

@@ -17,6 +17,8 @@ No pyplot: figures are plain ``matplotlib.figure.Figure`` objects (no GUI).
 from __future__ import annotations
 
 import io
+import os
+import tempfile
 
 import numpy as np
 import pandas as pd
@@ -29,6 +31,24 @@ CAUSE_COLORS = {"binlog_rotation": "#f39c12", "lock": "#8e44ad", "commit_sync": 
                 "unknown": "#95a5a6"}
 MIN_Y = 1e-5
 
+
+
+def quiet_matplotlib_cache():
+    """Give matplotlib a config/cache directory of its own under the temp dir when the
+    default one (~/.config/matplotlib) cannot be written, e.g. a cron job as a user
+    without a writable HOME: matplotlib would warn on every run and rebuild its font
+    cache each time.  Call before matplotlib is imported; MPLCONFIGDIR wins if set."""
+    if os.environ.get("MPLCONFIGDIR"):
+        return
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    for path in (os.path.join(base, "matplotlib"), base, os.path.dirname(base)):
+        if os.path.isdir(path):
+            if os.access(path, os.W_OK):
+                return
+            break
+    private = os.path.join(tempfile.gettempdir(), f"binlogkit-matplotlib-{os.getuid()}")
+    os.makedirs(private, mode=0o700, exist_ok=True)
+    os.environ["MPLCONFIGDIR"] = private
 
 def _naive(series: pd.Series) -> np.ndarray:
     """UTC datetimes as tz-naive numpy datetime64 (what matplotlib plots fastest)."""
@@ -74,6 +94,7 @@ def plot_timeline(ax, statements: pd.DataFrame, rotations: pd.DataFrame | None =
                   stalls: pd.DataFrame | None = None, threshold: float | None = None,
                   max_points: int = 60_000):
     """Draw the timeline on ``ax``; returns ``ax``."""
+    quiet_matplotlib_cache()
     import matplotlib.dates as mdates
     st = _sample(statements, max_points, threshold or 0.5)
     end = pd.to_datetime(st["end"], utc=True)
@@ -134,6 +155,7 @@ def _draw_rotations(ax, rotations):
 def timeline_figure(statements, rotations=None, stalls=None, threshold=None, title=None,
                     size=(12, 4.8), dpi=100):
     """A Figure with the timeline (see :func:`plot_timeline`)."""
+    quiet_matplotlib_cache()
     from matplotlib.figure import Figure
     fig = Figure(figsize=size, dpi=dpi, layout="constrained")
     ax = fig.add_subplot()

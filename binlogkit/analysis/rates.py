@@ -94,6 +94,8 @@ def binlog_growth(df, freq="1min", cumulative=False):
 
 def _axes(ax, title):
     if ax is None:
+        from binlogkit.analysis.plot import quiet_matplotlib_cache
+        quiet_matplotlib_cache()
         import matplotlib.pyplot as plt
         _, ax = plt.subplots(figsize=(10, 3.5), layout="constrained")
     ax.set_title(title)
