@@ -9,7 +9,6 @@ the bytes (and the error, if any) must be the same.  The C printer's -v
 value text is also compared with printer/mysql/verbose.py column by column
 on random rows events.  Peer cases skip when ../shared is absent.
 """
-import gzip
 import io
 import random
 import struct
@@ -28,6 +27,7 @@ from binlogkit.printer.mysql import fast as fast_mod
 from binlogkit.printer.mysql import gtid as gtid_mod
 from binlogkit.printer.mysql import jsontext
 from binlogkit.printer.mysql.driver import dump_mysql
+from test_mysql_print_peer import readable
 from test_speedups import _CountingSpeedups
 from binlogkit.printer.mysql.verbose import print_verbose
 from binlogkit.printer.state import PrintOptions
@@ -94,14 +94,6 @@ def assert_same(path, chunk=None, gtids=None, **options):
         pytest.fail(f"C and Python differ on {path.name} {options} (chunk {chunk}):\n{diff[:6000]}",
                     pytrace=False)
     return events
-
-
-def readable(path, tmp_path):
-    if path.suffix == ".gz":
-        plain = tmp_path / path.stem
-        plain.write_bytes(gzip.decompress(path.read_bytes()))
-        return plain
-    return path
 
 
 @pytest.mark.skipif(not PEER_FILES, reason="../shared/peer/mysql-binlogs is absent")

@@ -54,7 +54,6 @@ def run_raw(files, kw):
     prefix = kw.get("result_file") or ""
     status = _status_line if sys.stderr.isatty() else None
     stop = _StopOnSignal()
-    code = 0
     try:
         for name in (files[:1] if kw.get("to_last_log") or kw.get("stop_never") else files):
             backup = RawBackup(_connector(connect_opts), name, prefix=prefix,
@@ -62,7 +61,6 @@ def run_raw(files, kw):
                                server_id=kw.get("connection_server_id") or 0,
                                retries=kw.get("connect_retries"), status=status, notice=_notice,
                                gtid_set=gtid_set)
-            stop.backup = backup
             backup.run()
     except _Stopped:
         pass
@@ -70,7 +68,7 @@ def run_raw(files, kw):
         stop.restore()
         if status is not None:
             sys.stderr.write("\n")
-    return code
+    return 0
 
 
 def _dump_gtid_set(kw):
@@ -95,7 +93,6 @@ class _StopOnSignal:
     complete group and synced (RawBackup.run's finally)."""
 
     def __init__(self):
-        self.backup = None
         self.saved = {sig: signal.signal(sig, self._handler)
                       for sig in (signal.SIGTERM, signal.SIGINT)}
 

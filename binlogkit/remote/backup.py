@@ -190,14 +190,11 @@ class RawBackup:
                     and fde_created(raw.data)):
                 previous.mark_in_use()      # a log made at startup right after a Rotate
             return
-        body = None
-        if raw.type_code in _GROUP_TYPES:
-            body = decode_event(raw, framer.fde)
         copy.add(raw.data)
         self.events += 1
         self.received += 1
         self.last_when = raw.when
-        if groups.feed(raw.type_code, body):
+        if groups.feed_event(raw, framer.fde):
             copy.group_done()
             if raw.type_code in (L.ROTATE_EVENT, L.STOP_EVENT):
                 copy.finish_closed(raw.type_code)
@@ -251,5 +248,3 @@ def fde_created(data):
     at = L.LOG_EVENT_HEADER_LEN + 2 + 50
     return L.UINT32.unpack_from(data, at)[0] if len(data) >= at + 4 else 0
 
-
-_GROUP_TYPES = frozenset({L.GTID_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT})

@@ -1,13 +1,16 @@
 """Where event groups (transactions) end, for a copy that never ends mid-group.
 
-`GroupTracker.feed(raw, body)` is told each event in log order and returns
+`GroupTracker.feed_event(raw, fde)` is told each event in log order and returns
 True when the log may end right after it: a whole transaction (GTID ... XID
 or COMMIT), a standalone GTID group (GTID + one statement), or an event
 outside any group (Format_description, Gtid_list, checkpoints, Rotate...).
 """
 from binlogkit.binlog import layout as L
+from binlogkit.binlog.events import decode_event
 
 _GROUP_END_QUERIES = (b"COMMIT", b"ROLLBACK", b"XA COMMIT", b"XA ROLLBACK")
+# the events whose bodies say where a group starts or ends
+_DECODED = frozenset({L.GTID_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT})
 
 
 class GroupTracker:
@@ -20,6 +23,11 @@ class GroupTracker:
         self.in_group = False
         self.single_pending = False     # a standalone group: ends after one event
         self.mysql_gtid_pending = False  # MySQL GTID: BEGIN opens a group, else one DDL
+
+    def feed_event(self, raw, fde):
+        """feed() for a RawEvent: its body decoded only where the group needs it."""
+        body = decode_event(raw, fde) if raw.type_code in _DECODED else None
+        return self.feed(raw.type_code, body)
 
     def feed(self, type_code, body):
         """True when a complete group (or a groupless event) ends here."""

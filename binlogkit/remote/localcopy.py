@@ -19,7 +19,6 @@ from binlogkit.remote.groups import GroupTracker
 
 MAX_PENDING = 16 << 20
 FDE_FLAGS_AT = L.BIN_LOG_HEADER_SIZE + L.FLAGS_OFFSET
-_GROUP_TYPES = frozenset({L.GTID_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT})
 
 
 class CopyError(BinlogkitError):
@@ -221,11 +220,10 @@ def scan_copy(path):
         with reader:
             reader.read_magic()
             for raw in reader.events():
-                body = decode_event(raw, reader.fde) if raw.type_code in _GROUP_TYPES else None
                 if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
                     safe_end = raw.pos + raw.event_size
                     continue
-                if groups.feed(raw.type_code, body):
+                if groups.feed_event(raw, reader.fde):
                     safe_end = raw.pos + raw.event_size
                     if raw.type_code == L.ROTATE_EVENT:
                         next_log = decode_event(raw, reader.fde).new_log_ident.decode()

@@ -32,7 +32,6 @@ ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
 CR_SERVER_LOST = 2013
 
 _DUMP = struct.Struct("<IHI")           # position, flags, server id
-_DUMP_GTID = struct.Struct("<HIIQ")     # flags, server id, name length ... position
 
 
 class ServerError(BinlogkitError):
@@ -110,7 +109,6 @@ class DumpStream:
             self.conn._execute_command(command, payload)
         except Exception as exc:
             raise _server_error(exc) from None
-        self._seq = 1
 
     # -- the stream -------------------------------------------------------------
     def events(self):
