@@ -1,6 +1,6 @@
 """The C accelerator's enums equal the Python tables they mirror.
 
-binlogkit/_speedups*.c/.h repeat a few numberings of the Python code: the
+binlogkit/csrc/*.c/.h repeat a few numberings of the Python code: the
 column ops of binlog/rowcompile.py (OP_*, the op record size), the row-walk
 steps of binlog/rows.py (STEP_*), the value types of rowvalues.C_TYPES
 (T_*) and the positions in print_row_statements' context tuple.  The C
@@ -16,13 +16,13 @@ from binlogkit.binlog import rowcompile, rowvalues
 from binlogkit.binlog import rows as R
 from binlogkit.printer.mysql import fast
 
-ROOT = Path(__file__).resolve().parent.parent / "binlogkit"
+CSRC = Path(__file__).resolve().parent.parent / "binlogkit" / "csrc"
 
 
 def c_enums():
     """{name: value} of every enum constant in the accelerator's sources."""
     values = {}
-    for path in sorted(ROOT.glob("_speedups*.[ch]")):
+    for path in sorted(CSRC.glob("*.[ch]")):
         text = re.sub(r"/\*.*?\*/", "", path.read_text(), flags=re.S)
         for body in re.findall(r"\benum\s*\{(.*?)\}", text, flags=re.S):
             value = -1

@@ -517,7 +517,7 @@ def read_image_fast(layout, data, pos, end):
 
 # -- column programs for the C accelerator -----------------------------------------------
 #
-# The same layouts as data for binlogkit/_speedups_image.c: one record per
+# The same layouts as data for binlogkit/csrc/image.c: one record per
 # present column -- op, flag, column index, size, a, b -- derived from the
 # ColumnSpecs above, so the C walker covers exactly the columns the compiled
 # Python covers (and, like it, gives up on anything unusual in an image).

@@ -1,6 +1,6 @@
 """mysqlbinlog 8.0 row statements printed by the C accelerator.
 
-`speedups.print_row_statements` (binlogkit/_speedups_rows.c) prints whole row
+`speedups.print_row_statements` (binlogkit/csrc/rows.c) prints whole row
 statements -- Rows_query, Table_map(s), rows events up to the one with
 STMT_END_F -- with the MySQL flavor's text when its context says so.  This
 module decides when it may (`fast_rows_eligible`, `FastRows.ready`), builds
@@ -25,7 +25,7 @@ from binlogkit.printer.state import BASE64_AUTO, BASE64_DECODE_ROWS
 
 FLAVOR_MYSQL = 1
 # print_row_statements' ctx: where the transaction state sits, how long it is
-# (CTX_TRX_STATE, CTX_SIZE_MYSQL in _speedups.h; tests/test_speedups_enums.py)
+# (CTX_TRX_STATE, CTX_SIZE_MYSQL in csrc/speedups.h; tests/test_speedups_enums.py)
 CTX_TRX_STATE = 17
 CTX_SIZE_MYSQL = 24
 # bytes the C printer gets to see past its start, so that statements rarely
@@ -33,7 +33,7 @@ CTX_SIZE_MYSQL = 24
 READ_AHEAD = 1 << 16
 _KINDS = ("write", "update", "delete")     # by the C printer's kind code
 # the types whose mysqlbinlog text the C value printer writes (mysql flag of
-# _speedups_text.c put_value_text); the rest (JSON, GEOMETRY, VECTOR, old
+# csrc/text.c put_value_text); the rest (JSON, GEOMETRY, VECTOR, old
 # DECIMAL...) is printed by verbose.py
 _C_TYPES = frozenset({
     R.MYSQL_TYPE_TINY, R.MYSQL_TYPE_SHORT, R.MYSQL_TYPE_INT24, R.MYSQL_TYPE_LONG,

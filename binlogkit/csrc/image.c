@@ -1,6 +1,6 @@
 /*
  * binlogkit._speedups, part 3: row images walked over compiled column programs:
- * reading values, and the Python values (the -v text: _speedups_text.c).
+ * reading values, and the Python values (the -v text: csrc/text.c).
  *
  * A column program (binlog/rowcompile.py c_program, built from the same
  * ColumnSpecs as the compiled Python code, so it covers exactly the columns
@@ -11,7 +11,7 @@
  * "###   @N=" prefix, the rest of the line after a value (the -vv comment and
  * the newline) and the whole NULL text.  One value reader feeds two emitters:
  *
- *   rows_text(plan, data) -> (text, rows), or None     (_speedups_text.c)
+ *   rows_text(plan, data) -> (text, rows), or None     (csrc/text.c)
  *       the -v / -vv text of a rows event's images: printer/rows_fast.py
  *       (c_text_plan builds the plan) and rows_verbose._print_compiled are
  *       its twins; print_row_statements uses it for whole statements.
@@ -25,7 +25,7 @@
  * stop, and the Python code, whose reference decoder knows every corner,
  * takes over.
  */
-#include "_speedups.h"
+#include "speedups.h"
 
 /* rows_values' types tuple, in this order (rowvalues.C_TYPES) */
 enum { T_ABSENT, T_DECIMAL, T_BITS, T_DATE, T_DATETIME, T_TIME, T_TIMESTAMP, T_SIZE };

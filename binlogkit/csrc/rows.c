@@ -1,9 +1,9 @@
 /*
  * binlogkit._speedups, part 2: whole row statements.
  * (Module, framing, base64, header and row counting: _speedups.c; the -v
- * text of row images: _speedups_image.c.)
+ * text of row images: csrc/image.c.)
  */
-#include "_speedups.h"
+#include "speedups.h"
 
 /* ---- whole row statements (printer/dump.py) --------------------------------------
  *
@@ -14,7 +14,7 @@
  * rows events, the last one with STMT_END_F -- with the default options, or
  * with -v/-vv and/or --base64-output=decode-rows (dump.fast_rows_eligible),
  * for as many statements as follow each other in buf[rel:] (pos: the file
- * offset of buf[rel]).  The -v text comes from _speedups_image.c over the
+ * offset of buf[rel]).  The -v text comes from csrc/image.c over the
  * plans of printer/rows_fast.py c_text_plan; a rows event that code does
  * not handle (an unknown table, no rows, an odd value...) is left to Python
  * like any other event it cannot print.  Only whole statements are printed: at the first event that
@@ -27,7 +27,7 @@
  *
  * ctx is a tuple built by dump.py (Printer._fast_context), in this order:
  */
-/* (the ctx entries: CTX_* in _speedups.h) */
+/* (the ctx entries: CTX_* in csrc/speedups.h) */
 
 /* mysqlbinlog 8.0 (printer/mysql/driver.py handle_rows and printer/mysql/rows.py)
  * prints a row statement like mariadb-binlog but for: Rows_query events (-vv:
@@ -45,7 +45,7 @@
 #define ANNOTATE_ROWS_EVENT 160
 #define STMT_END_F 1
 
-/* Buf (_speedups.h): make room for `extra` more bytes; -1 with an exception set. */
+/* Buf (csrc/speedups.h): make room for `extra` more bytes; -1 with an exception set. */
 int
 bk_buf_reserve(Buf *b, Py_ssize_t extra)
 {
@@ -258,7 +258,7 @@ done:
 }
 
 /* net_field_length(); 0 when it is NULL (251) or runs past end (also used by
- * _speedups_mysql.c) */
+ * csrc/mysql.c) */
 int
 bk_packed_length(const unsigned char *ev, Py_ssize_t *pos, Py_ssize_t end, unsigned long long *value)
 {

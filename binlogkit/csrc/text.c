@@ -1,6 +1,6 @@
 /*
  * binlogkit._speedups, part 4: the -v / -vv text of row images, over the
- * column programs of _speedups_image.c (which reads the values).
+ * column programs of csrc/image.c (which reads the values).
  *
  *   rows_text(plan, data) -> (text, rows), or None when not handled
  *
@@ -11,7 +11,7 @@
  * printer/mysql/fast.py c_text_plan; put_value_text says where it differs).  The text is rows_verbose.format_value's
  * (the reference; rows_verbose._print_compiled is the compiled Python twin).
  */
-#include "_speedups.h"
+#include "speedups.h"
 
 /* ---- -v / -vv text (rows_verbose.format_value) ----------------------------------- */
 

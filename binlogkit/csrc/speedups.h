@@ -1,5 +1,5 @@
-/* Shared by the parts of binlogkit._speedups (_speedups.c, _speedups_rows.c,
- * _speedups_image.c, _speedups_text.c, _speedups_mysql.c). */
+/* Shared by the parts of binlogkit._speedups (speedups.c, rows.c,
+ * image.c, text.c, mysql.c; all in binlogkit/csrc/). */
 #ifndef BINLOGKIT_SPEEDUPS_H
 #define BINLOGKIT_SPEEDUPS_H
 
@@ -59,7 +59,7 @@ put_str(char *out, const char *s, Py_ssize_t n)
 #define PUT_LIT(out, lit) put_str(out, lit, sizeof(lit) - 1)
 
 /* A growing output buffer: PyMem memory, or (as_bytes) a bytes object that is
- * handed out at the end without another copy (_speedups_rows.c). */
+ * handed out at the end without another copy (csrc/rows.c). */
 typedef struct {
     char *p;
     Py_ssize_t len, cap;
@@ -94,7 +94,7 @@ Py_ssize_t bk_count_image_rows(const unsigned char *steps, Py_ssize_t nsteps,
                                const unsigned char *steps_ai, Py_ssize_t nsteps_ai,
                                const unsigned char *data, Py_ssize_t end);
 
-/* _speedups_rows.c: print_row_statements(buf, rel, pos, ctx); ctx is a tuple, in this order: */
+/* csrc/rows.c: print_row_statements(buf, rel, pos, ctx); ctx is a tuple, in this order: */
 enum {
     CTX_HAS_CRC,          /* bool: events end in a CRC32 */
     CTX_HEADER_LEN,       /* int: FDE common-header length */
@@ -120,7 +120,7 @@ enum {
                              `pos`, which does not move; new_pos is then the new `rel` */
     CTX_TRX_STATE,        /* list [seen_gtid, in_transaction, immediate_server_version,
                              thread_id], or None: with it GTID, BEGIN/COMMIT and Xid events
-                             are printed too (_speedups_mysql.c), the list updated */
+                             are printed too (csrc/mysql.c), the list updated */
     CTX_GIPK,             /* bool: the CTX_MAPS texts have the GIPK line */
     CTX_QUERIES,          /* dict: Query key -> (after exec time, after the timestamp, rest) */
     CTX_QUERY_MISS,       /* callable(event bytes, pos) -> that tuple or None (fills the dict) */
@@ -145,7 +145,7 @@ typedef struct {
     Py_ssize_t n_post_header_len;
 } Fmt;
 
-/* The MySQL flavor's transaction state (CTX_TRX_STATE), kept by _speedups_mysql.c */
+/* The MySQL flavor's transaction state (CTX_TRX_STATE), kept by csrc/mysql.c */
 typedef struct {
     int seen_gtid, in_transaction;
     long long immediate_server_version, thread_id;
@@ -165,7 +165,7 @@ Py_ssize_t bk_post_header(const Fmt *f, int type_code, Py_ssize_t dflt);
 int bk_put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size);
 int bk_put_at(Buf *b, long long pos);
 
-/* _speedups_image.c: column programs (rowcompile.c_program) */
+/* csrc/image.c: column programs (rowcompile.c_program) */
 /* Column ops: keep in sync with rowcompile.py OP_*. */
 enum {
     OP_INT = 1, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME,
@@ -233,17 +233,17 @@ Py_ssize_t bk_read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_
                          Value *v);
 PyObject *bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-/* _speedups_text.c */
+/* csrc/text.c */
 int bk_rows_text(Buf *out, PyObject *plan, const unsigned char *data, Py_ssize_t end,
                  Py_ssize_t *rows);
 PyObject *bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
-/* _speedups_slowlog.c */
+/* csrc/slowlog.c */
 PyObject *bk_slowlog_numbers(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-/* _speedups_rows.c: net_field_length(); 0 when NULL (251) or past end */
+/* csrc/rows.c: net_field_length(); 0 when NULL (251) or past end */
 int bk_packed_length(const unsigned char *ev, Py_ssize_t *pos, Py_ssize_t end,
                      unsigned long long *value);
-/* _speedups_mysql.c */
+/* csrc/mysql.c */
 void bk_crc32_init(void);
 uint32_t bk_crc32(uint32_t crc, const unsigned char *p, Py_ssize_t n);
 PyObject *bk_payload_frames(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

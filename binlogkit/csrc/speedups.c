@@ -19,19 +19,19 @@
  *                                           printer/dump.py: process_event and the
  *                                           Annotate/Table_map/rows handlers, for
  *                                           whole row statements, default options
- *                                           and -v/-vv/decode-rows (in _speedups_rows.c)
+ *                                           and -v/-vv/decode-rows (in csrc/rows.c)
  *   rows_text(plan, data)                   printer/rows_verbose.py _print_compiled
- *                                           (in _speedups_text.c)
+ *                                           (in csrc/text.c)
  *   rows_values(program, program_ai, kind, data, pos, types)
  *                                           binlog/rowvalues.py iter_rows
- *                                           (in _speedups_image.c)
+ *                                           (in csrc/image.c)
  *   slowlog_numbers(values, base_offset, base_log)
  *                                           slowlog/metric.py _floats_and_buckets_py
- *                                           (in _speedups_slowlog.c)
+ *                                           (in csrc/slowlog.c)
  *   payload_frames(payload, has_crc)        printer/mysql/gtid.py inner_event
- *                                           (in _speedups_mysql.c)
+ *                                           (in csrc/mysql.c)
  */
-#include "_speedups.h"
+#include "speedups.h"
 #include <structmember.h>
 
 /* ---- RawEvent: one event as it sits in the file (binlog/reader.py) ------------ */
@@ -459,7 +459,7 @@ static PyMethodDef methods[] = {
      "(before, after) values of the rows from data[pos:], as far as handled."},
     {"slowlog_numbers", (PyCFunction)(void (*)(void))bk_slowlog_numbers, METH_FASTCALL,
      "slowlog_numbers(values, base_offset, base_log) -> (floats, buckets), or None for the "
-     "Python path (in _speedups_slowlog.c)."},
+     "Python path (in csrc/slowlog.c)."},
     {"payload_frames", (PyCFunction)(void (*)(void))bk_payload_frames, METH_FASTCALL,
      "payload_frames(payload, has_crc) -> the events of a Transaction_payload re-framed "
      "as mysqlbinlog prints them, or None."},

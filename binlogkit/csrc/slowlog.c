@@ -9,7 +9,7 @@
  * inf, else int(base_offset + log(v) / base_log) capped at 999).  None when a
  * value is neither (the caller then takes the Python path).
  */
-#include "_speedups.h"
+#include "speedups.h"
 #include <math.h>
 
 #define NUM_BUCK 1000

@@ -9,7 +9,7 @@
  *       not tile the payload (mysql_events.split_payload_events refuses it).
  *       print_row_statements prints these (its fixed-position mode).
  */
-#include "_speedups.h"
+#include "speedups.h"
 
 /* CRC-32 (ISO-HDLC, zlib's crc32), slicing by 8 */
 static uint32_t crc_table[8][256];
