@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from binlogkit.mygetopt import Getopt, GetoptError
-from binlogkit.optionfile import DefaultsError, load_defaults, option_argument
+from binlogkit.cli.mygetopt import Getopt, GetoptError
+from binlogkit.cli.optionfile import DefaultsError, load_defaults, option_argument
 
 ROOT = Path(__file__).resolve().parents[1]
 BINLOG = str(ROOT / "fixtures" / "binlog" / "none" / "mariadb-bin.000002")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from binlogkit.cli import id_filter_order
+from binlogkit.cli.mysqlargs import id_filter_order
 from binlogkit.errors import BinlogkitError
 from binlogkit.printer.dump import dump
 from binlogkit.printer.gtid_filter import (

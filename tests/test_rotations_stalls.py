@@ -480,7 +480,7 @@ def test_fileclock_idle_nights_client_times_and_file_order():
 def test_state_watermark_is_the_servers_clock_not_a_clients():
     """A 2038 event time (SET TIMESTAMP) must not move --state's watermark past now."""
     from binlogkit.analysis.rotations import rotations_frame
-    from binlogkit.report.state import _newest
+    from binlogkit.analysis.reportstate import _newest
     files = rotations_frame(CRC32)
     assert files["last_event"].max().year == 2038
     got = pd.Timestamp(_newest(pd.DataFrame(), files, None), unit="us", tz="UTC")

@@ -147,7 +147,7 @@ def test_import_is_pandas_free():
 
 def test_read_slowlog_dataframe():
     pd = pytest.importorskip("pandas")
-    from binlogkit.slowlog import read_slowlog
+    from binlogkit.frames import read_slowlog
     df = read_slowlog(FIX / "mysql8-log_slow_extra.log", server_tz="UTC")
     assert len(df) == 2 and str(df["end"].dt.tz) == "UTC"
     assert df["start"][0] == pd.Timestamp("2019-03-24T14:01:45.335765Z")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from binlogkit.lab.score import score, truth_items
-from binlogkit.report.build import build_report
+from binlogkit.analysis.stallreport import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "fixtures" / "lab_confounders"

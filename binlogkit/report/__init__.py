@@ -1,11 +1,13 @@
-"""``binlogkit report``: binlog rotations lined up with slow-query pile-ups.
+"""The stall report's presentation: text, Markdown and JSON (``render``) and one
+self-contained HTML file (``html``), from the JSON document that
+`binlogkit.analysis.stallreport.build_report` assembles:
 
-    from binlogkit.report.build import build_report
+    from binlogkit.analysis.stallreport import build_report
+    from binlogkit.report import render
     rep = build_report(["mariadb-bin.000001", "mariadb-bin.000002"], ["slow.log"])
-    rep.doc["verdict"], rep.stalls, rep.exit_code
+    print(render.to_markdown(rep.doc)); rep.exit_code
 
-Modules: ``build`` (analysis and the JSON document), ``render`` (text,
-Markdown, JSON), ``html`` (one self-contained file), ``state`` (``--state``
-for incremental cron runs), ``cli`` (the click command).  pandas is imported
-only when a report is built.
+No pandas here; the analysis (and the ``--state`` file of incremental cron runs,
+`analysis.reportstate`) lives in binlogkit.analysis, the click command in
+binlogkit.cli.report.
 """

@@ -1,6 +1,7 @@
-"""Slow query log parsing, fingerprinting and digests (pandas-free at import).
+"""Slow query log parsing, fingerprinting and digests (no pandas: frames of slow-log
+entries are binlogkit.frames.slowlog_frame / read_slowlog, one layer up).
 
-    from binlogkit.slowlog import parse_slowlog, fingerprint, query_id, read_slowlog
+    from binlogkit.slowlog import parse_slowlog, fingerprint, query_id
     for entry in parse_slowlog("slow.log", zone="Europe/Berlin"):
         print(entry.end_us, entry.query_time, query_id(fingerprint(entry.query)))
 """
@@ -9,10 +10,5 @@ from binlogkit.slowlog.fingerprint import distill, fingerprint, query_id, short_
 from binlogkit.slowlog.parser import Entry, ParseStats, SlowlogParser, parse_slowlog
 
 __all__ = ["Entry", "ParseStats", "SlowlogParser", "parse_slowlog", "fingerprint",
-           "query_id", "short_id", "distill", "read_slowlog"]
+           "query_id", "short_id", "distill"]
 
-
-def read_slowlog(path, server_tz=None, **kwargs):
-    """The entries of ``path`` as a pandas DataFrame (see slowlog_frame)."""
-    from binlogkit.analysis.slowlog_frame import read_slowlog as _read
-    return _read(path, server_tz=server_tz, **kwargs)

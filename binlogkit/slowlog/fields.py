@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from binlogkit.slowlog.fingerprint import fingerprint, query_id
-from binlogkit.slowlog.report import iso_utc
+from binlogkit.slowlog.timeparse import iso_utc
 
 __all__ = ["typed_attrs", "entry_row", "BASE_COLUMNS", "MILLISECOND_FIELDS"]
 

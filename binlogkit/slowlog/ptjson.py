@@ -205,3 +205,13 @@ def pt_json_dict(digest, files=(), order_by=(b"Query_time", "sum"), limit=(None,
 def pt_json(digest, files=(), order_by=(b"Query_time", "sum"), limit=(None, 0)) -> str:
     return json.dumps(pt_json_dict(digest, files, order_by, limit), ensure_ascii=False,
                       separators=(",", ":")) + "\n"
+
+
+def qps_concurrency(cls):
+    """(QPS, concurrency) over pt's time range of the class (0, 0 when one second)."""
+    if cls.ts_min is None or not cls.ts_max > cls.ts_min:
+        return 0, 0
+    lo, hi = _unix(parse_timestamp(cls.ts_min)), _unix(parse_timestamp(cls.ts_max))
+    if lo is None or hi is None or hi == lo:
+        return 0, 0
+    return cls.query_time.cnt / (hi - lo), cls.query_time.sum / (hi - lo)

@@ -19,24 +19,15 @@ pt / go-mysql / PMM form).
 from __future__ import annotations
 
 import csv
-import datetime
 import io
 import json
 
+from binlogkit.slowlog.ptjson import qps_concurrency
+from binlogkit.slowlog.textreport import to_text as _text_report
+from binlogkit.slowlog.timeparse import iso_utc
+
 __all__ = ["iso_utc", "to_json", "to_text", "to_csv", "digest_dict"]
 
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
-
-
-def iso_utc(us):
-    """Integer epoch microseconds as ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (None stays None)."""
-    if us is None:
-        return None
-    try:
-        dt = _EPOCH + datetime.timedelta(microseconds=us)
-    except OverflowError:
-        return None
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _s(b):
@@ -98,8 +89,7 @@ def digest_dict(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", 
                        "end": iso_utc(c.sample_end_us)},
         })
     reported = digest.classes()
-    from binlogkit.slowlog.textreport import _rate
-    rate = _rate(g)      # pt's: over its time range of # Time, 0 within one second
+    rate = qps_concurrency(g)      # pt's: over its time range of # Time, 0 within one second
     glob = {
         "count": sum(c.count for c in reported),
         "unique": len(reported),
@@ -145,5 +135,4 @@ def to_csv(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", "sum"
 
 def to_text(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", "sum")) -> str:
     """pt-query-digest's default report (see :mod:`binlogkit.slowlog.textreport`)."""
-    from binlogkit.slowlog.textreport import to_text as text
-    return text(digest, stats, files, _limit(limit), order_by)
+    return _text_report(digest, stats, files, _limit(limit), order_by)

@@ -15,6 +15,7 @@ zoneinfo without touching the parser.
 from __future__ import annotations
 
 import calendar
+import datetime
 import re
 import time
 
@@ -148,3 +149,17 @@ def _frac(frac) -> int:
 def frac_us(digits: bytes) -> int:
     """The digits after the decimal point as microseconds (truncated)."""
     return int((digits + b"000000")[:6])
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def iso_utc(us):
+    """Integer epoch microseconds as ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (None stays None)."""
+    if us is None:
+        return None
+    try:
+        dt = _EPOCH + datetime.timedelta(microseconds=us)
+    except OverflowError:
+        return None
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -1,16 +1,16 @@
-"""`binlogkit print`: options in, mariadb-binlog or mysqlbinlog text out, exit status back.
-
-The flavor comes from the first file's format description event (MariaDB
-server versions contain "MariaDB"); `--flavor mysql|mariadb` overrides it.
+"""`binlogkit print`'s options -> a typed printer.run.PrintJob; the job run, its
+errors written as mysqlbinlog writes them, the exit status back (cli.exits).
 """
 import calendar
 import os
 import re
 import sys
 
+from binlogkit.cli import exits
 from binlogkit.errors import BinlogkitError
 from binlogkit.printer import safety
-from binlogkit.printer.dump import dump
+from binlogkit.printer.gtid_filter import parse_id_list, parse_position
+from binlogkit.printer.run import PrintJob, print_job, print_remote_job
 from binlogkit.printer.state import MY_TIME_T_MAX, PrintOptions
 from binlogkit.tz import ZoneTable
 
@@ -73,7 +73,6 @@ def build_options(kw, zone):
 
 def _position(kw, key, option, default):
     """(offset, GTID list or None) of --start-position / --stop-position."""
-    from binlogkit.printer.gtid_filter import parse_position
     text = kw.get(key)
     if text is None:
         return default, None
@@ -90,7 +89,6 @@ _ID_KINDS = {"server-id": ("do", "server"), "do-server-ids": ("do", "server"),
 
 def _id_filters(kw):
     """--server-id, --do/--ignore-server-ids, --do/--ignore-domain-ids in option order."""
-    from binlogkit.printer.gtid_filter import parse_id_list
     order = kw.get("id_filter_order")
     if order is None:       # called without the command line: a fixed order
         order = [(name, kw.get(name.replace("-", "_"))) for name in _ID_KINDS]
@@ -136,67 +134,24 @@ def load_zone(name):
     return table
 
 
+def print_job_from(files, kw):
+    """The command line's keywords -> PrintJob (bad values raise BinlogkitError)."""
+    zone = load_zone(kw["timezone"])
+    return PrintJob(
+        files=list(files), options=build_options(kw, zone), zone=zone,
+        flavor=kw.get("flavor") or "auto", include_gtids=kw.get("include_gtids"),
+        exclude_gtids=kw.get("exclude_gtids"), skip_gtids=bool(kw.get("skip_gtids")),
+        mariadb_id_lists=tuple(name for name in ("do_server_ids", "ignore_server_ids",
+                                                 "do_domain_ids", "ignore_domain_ids")
+                               if kw.get(name) is not None))
+
+
 def _warn(message):
     sys.stderr.write(f"WARNING: {message}\n")
 
 
 def _error(message):
     sys.stderr.write(f"ERROR: {message}\n")
-
-
-def choose_flavor(files, requested):
-    from binlogkit.printer.flavor import detect_flavor
-    if requested and requested.lower() != "auto":
-        return requested.lower()
-    return detect_flavor(files[0])
-
-
-def _dump(files, out, options, zone, kw):
-    requested = kw.get("flavor")
-    if (not requested or requested.lower() == "auto") and options.flashback:
-        requested = "mariadb"   # only mariadb-binlog has --flashback: it prints MySQL logs too
-    flavor = choose_flavor(files, requested)
-    mysql_only = [name for name in ("include_gtids", "exclude_gtids") if kw.get(name) is not None]
-    if flavor != "mysql":
-        if mysql_only or kw.get("skip_gtids"):
-            raise BinlogkitError("--include-gtids, --exclude-gtids and --skip-gtids need the "
-                                 "MySQL flavor (a MySQL binlog, or --flavor=mysql)")
-        dump(files, out, options, zone, warn=_warn, error=_error)
-        return
-    _check_mysql_options(options, kw)
-    from binlogkit.printer.mysql.driver import dump_mysql
-    from binlogkit.printer.mysql.gtidset import GtidFilter
-    gtids = GtidFilter.from_options(kw.get("include_gtids"), kw.get("exclude_gtids"),
-                                    kw.get("skip_gtids"))
-    if len(files) == 1 and files[0] == "-" and kw["stop_position"] is not None:
-        raise BinlogkitError("stop_position not allowed when input is STDIN")
-    dump_mysql(files, out, options, zone, gtids, warn=_warn, error=_error)
-
-
-def _dump_remote(files, out, options, zone, kw, remote):
-    """print -R: the flavor is the server's."""
-    flavor = (kw.get("flavor") or "auto").lower()
-    if flavor == "auto":
-        flavor = "mariadb" if remote.server_is_mariadb() else "mysql"
-    if flavor != "mariadb":
-        raise BinlogkitError("print -R prints MariaDB servers' binlogs only; for a MySQL "
-                             "server use --raw and print the copied files")
-    dump(files, out, options, zone, warn=_warn, error=_error, remote=remote)
-
-
-def _check_mysql_options(options, kw):
-    """Options only the MariaDB printer has."""
-    mariadb_only = [name for name, used in (
-        ("--flashback", options.flashback), ("--rewrite-db", options.rewrite_db),
-        ("GTID positions", options.start_gtids is not None or options.stop_gtids is not None),
-        ("--do/--ignore-server-ids, --do/--ignore-domain-ids",
-         any(kw.get(key) is not None for key in ("do_server_ids", "ignore_server_ids",
-                                                  "do_domain_ids", "ignore_domain_ids")))) if used]
-    if mariadb_only:
-        raise BinlogkitError(f"{', '.join(mariadb_only)}: MariaDB flavor only (a MariaDB "
-                             "binlog, or --flavor=mariadb)")
-    if options.server_id < 0:
-        raise BinlogkitError("--server-id: mysqlbinlog takes one number")
 
 
 def remote_requested(kw):
@@ -221,44 +176,33 @@ def _run_print(files, kw):
         if kw.get("raw"):
             if not remote_requested(kw):
                 raise BinlogkitError("The --raw mode only works with --read-from-remote-server")
-            from binlogkit.printer.remote_command import run_raw
+            from binlogkit.cli.remote import run_raw       # only -R --raw loads the backup
             return run_raw(list(files), kw)
-        zone = load_zone(kw["timezone"])
-        options = build_options(kw, zone)
+        job = print_job_from(files, kw)
         remote = None
         if remote_requested(kw):
-            from binlogkit.printer.remote_command import remote_source
-            remote = remote_source(kw, options)
+            from binlogkit.cli.remote import remote_source
+            remote = remote_source(kw, job.options)
         if kw["result_file"]:
             refuse_input_as_output(files, kw["result_file"])
             out = open(kw["result_file"], "wb")
         else:
             out = sys.stdout.buffer
         if remote is not None:
-            _dump_remote(list(files), out, options, zone, kw, remote)
+            print_remote_job(job, out, remote, warn=_warn, error=_error)
         else:
-            _dump(list(files), out, options, zone, kw)
+            print_job(job, out, warn=_warn, error=_error)
         out.flush()
-        return 0
-    except BinlogkitError as exc:   # BinlogError included
-        _flush_quietly(out)
-        if getattr(exc, "detail", None):
-            sys.stderr.write(f"ERROR: {exc.detail}\n")
-        sys.stderr.write(f"ERROR: {exc}\n")
-        for message in getattr(exc, "warnings", ()):
-            _warn(message)
-        return 1
+        return exits.EXIT_OK
     except BrokenPipeError:
-        _silence_stdout()
-        return 1
-    except KeyboardInterrupt:       # ^C on a --stop-never print: what was printed stays
+        exits.silence_stdout()
+        return exits.EXIT_ERROR
+    except (*exits.HANDLED, KeyboardInterrupt) as exc:
+        # ^C on a --stop-never print: what was printed stays
         _flush_quietly(out)
-        return 130
-    except OSError as exc:
-        _flush_quietly(out)
-        name = exc.filename if exc.filename is not None else "output"
-        sys.stderr.write(f"ERROR: {name}: {exc.strerror or exc}\n")
-        return 1
+        if not isinstance(exc, KeyboardInterrupt):
+            sys.stderr.write(exits.mysqlbinlog_lines(exc))
+        return exits.status_for(exc)
     finally:
         if out is not None and out is not sys.stdout.buffer:
             out.close()
@@ -290,9 +234,3 @@ def _flush_quietly(out):
             out.flush()
     except OSError:
         pass
-
-
-def _silence_stdout():
-    """After EPIPE, point stdout at /dev/null so interpreter shutdown stays quiet."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())

@@ -1,4 +1,5 @@
-"""`print -R` and `print -R --raw`: connection options in, a source or a backup out."""
+"""`print -R` and `print -R --raw`: connection options -> remote.connection.ConnectOptions,
+then a printer.remote.RemoteSource or a remote.backup.RawBackup run under signals."""
 import getpass
 import signal
 import sys

@@ -1,4 +1,5 @@
-"""Assemble the stall report: read the inputs, find stalls, decide the verdict.
+"""The stall report's analysis: read the inputs, find stalls, decide the verdict
+(binlogkit.report renders the document; binlogkit.cli.report is the command).
 
 ``build_report(binlogs, slowlogs, ...)`` returns a :class:`Report`: ``doc`` is
 the JSON document (schema below), ``statements``/``stalls``/``rotations`` the
@@ -57,7 +58,7 @@ from binlogkit.analysis.stalls import (
 from binlogkit.errors import BinlogkitError
 from binlogkit.slowlog.clock import describe_zone, zone_warnings
 from binlogkit.slowlog.parser import ParseStats
-from binlogkit.report import state as state_mod
+from binlogkit.analysis import reportstate as state_mod
 
 __all__ = ["Report", "build_report", "EXIT_OK", "EXIT_STALLS", "EXIT_ERROR"]
 

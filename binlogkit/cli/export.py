@@ -13,7 +13,8 @@ import warnings
 
 import click
 
-from binlogkit.errors import BinlogkitError
+from binlogkit.cli import exits
+from binlogkit.cli.slowlog import server_zone
 
 __all__ = ["export_cmd"]
 
@@ -72,21 +73,11 @@ def export_cmd(files, what, fmt, output, jobs, query, server_tz, chunk_size, pro
     _check_output(fmt, output, files)
     from binlogkit.analysis.export import export
     if what == "slowlog" and server_tz is not None:
-        _check_zone(server_tz)
+        server_zone(server_tz)      # a bad zone is a usage error before any work
     target = sys.stdout.buffer if output == "-" else output
-    try:
-        with _zone_warnings_to_stderr():
-            result = export(files, target, what=what, fmt=fmt, jobs=jobs, query=query,
-                            chunk_size=chunk_size, progress=progress, server_tz=server_tz)
-    except BrokenPipeError:
-        _silence_stdout()
-        sys.exit(0)
-    except BinlogkitError as exc:
-        click.echo(f"binlogkit export: {exc}", err=True)
-        sys.exit(1)
-    except OSError as exc:
-        click.echo(f"binlogkit export: {output}: {exc.strerror}", err=True)
-        sys.exit(1)
+    with exits.reported("binlogkit export", output_name=output), _zone_warnings_to_stderr():
+        result = export(files, target, what=what, fmt=fmt, jobs=jobs, query=query,
+                        chunk_size=chunk_size, progress=progress, server_tz=server_tz)
     if stats:
         click.echo(json.dumps(result.as_dict()), err=True)
 
@@ -105,17 +96,3 @@ def _zone_warnings_to_stderr():
                     click.echo(f"binlogkit export: warning: {w.message}", err=True)
                 else:
                     warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-
-
-def _silence_stdout():
-    """The reader went away (| head): keep interpreter shutdown quiet."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-
-
-def _check_zone(server_tz):
-    from binlogkit.slowlog.timeparse import ServerZone
-    try:
-        ServerZone(server_tz)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--server-tz") from None

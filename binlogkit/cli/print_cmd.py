@@ -1,152 +1,14 @@
-"""binlogkit's command line: a thin click layer over the library.
-
-Exit status: 0 success, 1 error (bad input, unreadable file), 2 usage error; `print` exits
-with my_getopt's codes (2 unknown option, 3 ambiguous, 4/5 argument, 7 unknown variable, 9 suffix,
-13 invalid value) for option errors, as mariadb-binlog does.
-"""
+"""`binlogkit print`: mariadb-binlog's (and mysqlbinlog's) options, as click sees them
+after cli.mysqlargs has read the option files and parsed the command line as the
+real tool does.  The run itself: cli.print_run."""
 import sys
 
 import click
 
-# mariadb-binlog boolean options: "--opt", "--opt=0|1|ON|OFF", "--skip-opt"
-BOOL_OPTIONS = {
-    "short-form", "hexdump", "force-if-open", "force-read", "verify-binlog-checksum",
-    "print-row-count", "print-row-event-positions", "skip-annotate-row-events",
-    "disable-log-bin", "print-table-metadata", "skip-gtids", "flashback", "gtid-strict-mode",
-    "read-from-remote-server", "read-from-remote-master", "ssl", "ssl-verify-server-cert",
-    "to-last-log", "stop-never", "raw",
-}
-# mariadb-binlog's id lists: a later list of the same kind replaces an earlier one, and
-# do/ignore conflicts are reported for the later option, so their order matters
-ID_FILTER_OPTIONS = ("server-id", "do-server-ids", "ignore-server-ids",
-                     "do-domain-ids", "ignore-domain-ids")
-PROGNAME = "mariadb-binlog"      # the name in option messages, as scripts see it
+from binlogkit.cli.mysqlargs import MysqlbinlogCommand
+from binlogkit.cli.print_run import run_print
 
-
-def click_options(command):
-    """{long name: (short letter, kind)} of a click command's options (mygetopt's table shape)."""
-    spec = {}
-    for param in command.params:
-        if not isinstance(param, click.Option):
-            continue
-        longs = [opt[2:] for opt in param.opts if opt.startswith("--")]
-        shorts = [opt[1:] for opt in param.opts if len(opt) == 2 and opt[0] == "-"]
-        if param.count or (param.is_flag and not param.secondary_opts and longs[0] not in BOOL_OPTIONS):
-            kind = "flag"
-        elif param.is_flag or longs[0] in BOOL_OPTIONS:
-            kind = "bool"
-        else:
-            kind = "str"
-        for name in longs:
-            spec[name] = (shorts[0] if shorts else None, kind)
-    return spec
-
-
-def normalize_args(args, known, stdout=None, stderr=None):
-    """mariadb-binlog's command line -> click's: option files read (optionfile), then every
-    argument parsed as its my_getopt does (mygetopt); the real tool's options that binlogkit
-    does not implement (`known` lacks them) are accepted and ignored, as the real tool ignores
-    them for local files.  Exits (status, messages as the real tool's) on option errors,
-    --print-defaults and -V/--version."""
-    from binlogkit.mygetopt import MARIADB_BINLOG_OPTIONS, Getopt, GetoptError
-    from binlogkit.optionfile import DefaultsError, format_print_defaults, load_defaults
-    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
-    try:
-        found, file_args, rest = load_defaults(args, warn=lambda text: stderr.write(text + "\n"))
-    except DefaultsError as exc:
-        stderr.write("".join(line + "\n" for line in exc.args[0]))
-        sys.exit(exc.exit_code)
-    if found.print_defaults:
-        stdout.write(format_print_defaults(PROGNAME, file_args, rest))
-        sys.exit(0)
-    versions = []
-    extras = {name: spec for name, spec in known.items() if name not in MARIADB_BINLOG_OPTIONS}
-    getopt = Getopt(extras=extras, progname=PROGNAME, stderr=stderr,
-                    on_version=lambda: versions.append(stdout.write(version_text())))
-    try:
-        parsed = getopt.parse(file_args, rest)
-    except GetoptError as exc:
-        stderr.write("".join(line + "\n" for line in exc.lines))
-        stdout.flush()
-        sys.exit(exc.code)
-    if versions:
-        stdout.flush()
-        sys.exit(0)
-    return _known_only(parsed, known)
-
-
-def _known_only(parsed, known):
-    out = []
-    for i, arg in enumerate(parsed):
-        if arg == "--":
-            return out + parsed[i:]
-        if not arg.startswith("--"):
-            out.append(arg)
-            continue
-        if arg == "--password":         # -p / --password without a value: ask on the terminal
-            out.append("--password-prompt")
-            continue
-        name = arg[2:].partition("=")[0]
-        if name not in known and name.startswith("skip-"):
-            name = name[5:]
-        if name in known or name == "help":
-            out.append(arg)
-    return out
-
-
-def version_text():
-    """-V: the real tool's shape, "<name> Ver <client version> for <os> at <machine>"."""
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        own = version("binlogkit")
-    except PackageNotFoundError:
-        own = "unknown"
-    return f"{PROGNAME} Ver 3.5 for binlogkit-{own} at {platform.machine()}\n"
-
-
-def id_filter_order(args):
-    """The id-list options in command-line order: [(name, value), ...]."""
-    out = []
-    it = iter(args)
-    for arg in it:
-        if arg == "--":
-            break
-        name, eq, value = arg[2:].partition("=") if arg.startswith("--") else ("", "", "")
-        if name in ID_FILTER_OPTIONS:
-            out.append((name, value if eq else next(it, "")))
-    return out
-
-
-class MysqlbinlogCommand(click.Command):
-    def parse_args(self, ctx, args):
-        args = normalize_args(args, click_options(self))
-        ctx.meta["binlogkit.id_filters"] = id_filter_order(args)
-        return super().parse_args(ctx, args)
-
-
-class LazyGroup(click.Group):
-    """Subcommands imported when used: `binlogkit print` loads no slowlog or pandas code."""
-
-    LAZY = {"slowlog": ("binlogkit.slowlog.cli", "slowlog"),
-            "report": ("binlogkit.report.cli", "report"),
-            "export": ("binlogkit.exportcli", "export_cmd")}
-
-    def list_commands(self, ctx):
-        return sorted(set(super().list_commands(ctx)) | set(self.LAZY))
-
-    def get_command(self, ctx, name):
-        if name in self.LAZY and name not in self.commands:
-            import importlib
-            module, attr = self.LAZY[name]
-            self.add_command(getattr(importlib.import_module(module), attr), name)
-        return super().get_command(ctx, name)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-?", "--help"]})
-@click.version_option(package_name="binlogkit")
-def main():
-    """Exact, fast tools for MySQL/MariaDB binary logs and slow query logs."""
+__all__ = ["print_cmd"]
 
 
 def _bool(name, short=None, default=False, help="", hidden=False):
@@ -156,7 +18,7 @@ def _bool(name, short=None, default=False, help="", hidden=False):
     return click.option(*decls, default=default, help=help, hidden=hidden)
 
 
-@main.command("print", cls=MysqlbinlogCommand)
+@click.command("print", cls=MysqlbinlogCommand)
 @click.argument("files", nargs=-1, required=True)
 @_bool("short-form", "-s", help="Just show regular queries: no extra info, no row events.")
 @_bool("hexdump", "-H", help="Augment output with hexadecimal and ASCII event dump.")
@@ -238,7 +100,6 @@ def print_cmd(files, **kw):
     0 on success, 1 on a read or format error (after printing what could be
     printed, like the real tool).
     """
-    from binlogkit.printer.command import run_print
     kw["id_filter_order"] = click.get_current_context().meta.get("binlogkit.id_filters", [])
     sys.exit(run_print(files, kw))
 

@@ -5,6 +5,9 @@ import sys
 
 import click
 
+from binlogkit.cli import exits
+from binlogkit.cli.slowlog import parse_bound, server_zone
+
 __all__ = ["report"]
 
 _MULTI = ("--binlog", "--slowlog")
@@ -54,8 +57,7 @@ class _GreedyCommand(click.Command):
 
 
 def _fail(exc) -> None:
-    click.echo(f"binlogkit report: {exc}", err=True)
-    sys.exit(1)
+    exits.fail("binlogkit report", exc)
 
 
 @click.command("report", cls=_GreedyCommand, help=HELP)
@@ -90,9 +92,7 @@ def _fail(exc) -> None:
               help="Zone of the slow log's zone-less times (IANA name or +HH:MM); default: local.")
 def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state, server_tz,
            start_log, **conn):
-    from binlogkit.errors import BinlogkitError
-    from binlogkit.slowlog.cli import _zone, parse_bound
-    zone = _zone(server_tz)
+    zone = server_zone(server_tz)
     since_us = parse_bound(since, zone) if since else None
     until_us = parse_bound(until, zone) if until else None
     if since_us is not None and until_us is not None and until_us <= since_us:
@@ -106,10 +106,8 @@ def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state,
         with _live_inputs(live and conn, binlogs, slowlogs, start_log, since_us) as inputs:
             code = _run(*inputs, since_us, until_us, threshold, fmt, output, plot, state,
                         zone, server_tz)
-    except BinlogkitError as exc:
+    except exits.HANDLED as exc:
         _fail(exc)
-    except OSError as exc:
-        _fail(f"{exc.filename or ''}: {exc.strerror or exc}")
     sys.exit(code)
 
 
@@ -148,7 +146,7 @@ class _live_inputs:
 
 def _run(binlogs, slowlogs, since_us, until_us, threshold, fmt, output, plot, state, zone,
          server_tz) -> int:
-    from binlogkit.report.build import build_report
+    from binlogkit.analysis.stallreport import build_report
     rep = build_report(list(binlogs), list(slowlogs), since_us=since_us, until_us=until_us,
                        threshold=threshold, zone=zone, server_tz=server_tz, state_path=state)
     png = None

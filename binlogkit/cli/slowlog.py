@@ -10,12 +10,13 @@ import time
 
 import click
 
+from binlogkit.cli import exits
 from binlogkit.errors import BinlogkitError, SlowlogError
 from binlogkit.slowlog.digest import GROUP_BY, Digest
 from binlogkit.slowlog.parser import ParseStats, parse_slowlog
 from binlogkit.slowlog.timeparse import ServerZone, parse_time_value
 
-__all__ = ["slowlog", "parse_bound"]
+__all__ = ["slowlog", "parse_bound", "server_zone"]
 
 _REL = re.compile(r"(\d+)([smhd]?)")
 _DATE_ONLY = re.compile(r"(\d{4}-\d\d-\d\d|\d{6})")
@@ -41,7 +42,7 @@ def parse_bound(value: str, zone: ServerZone, now=None) -> int:
     return got
 
 
-def _zone(server_tz):
+def server_zone(server_tz):
     try:
         return ServerZone(server_tz)
     except ValueError as exc:
@@ -49,8 +50,7 @@ def _zone(server_tz):
 
 
 def _fail(exc):
-    click.echo(f"binlogkit slowlog: {exc}", err=True)
-    sys.exit(1)
+    exits.fail("binlogkit slowlog", exc)
 
 
 # no checks here: a missing, unreadable or directory input is bad input (exit 1), not usage
@@ -98,7 +98,7 @@ def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, outpu
     except FilterError as exc:
         raise click.BadParameter(str(exc), param_hint="--filter") from None
     out = _open_output(output)
-    zone = _zone(server_tz)
+    zone = server_zone(server_tz)
     since_us = parse_bound(since, zone) if since else None
     until_us = parse_bound(until, zone) if until else None
     stats = ParseStats()
@@ -143,14 +143,14 @@ def _zone_warnings(stats, server_tz):
 def events(files, server_tz, fmt, output):
     """Write every parsed entry of FILES (one row each, times in UTC)."""
     from binlogkit.slowlog.fields import BASE_COLUMNS, entry_row
-    zone = _zone(server_tz)
+    zone = server_zone(server_tz)
     stats = ParseStats()
     entries = parse_slowlog(list(files), zone=zone, stats=stats)
     try:
         if fmt == "parquet":
             if output == "-":
                 raise click.UsageError("--format parquet needs -o FILE")
-            from binlogkit.analysis.slowlog_frame import entries_frame
+            from binlogkit.analysis.slowlog_frame import entries_frame    # pandas: only here
             try:
                 entries_frame(entries).to_parquet(output, index=False)
             except ImportError as exc:
