@@ -1,9 +1,12 @@
-"""The optional C accelerator, `binlogkit._speedups`.
+"""The optional C accelerator, `binlogkit._speedups` (sources: binlogkit/csrc/).
 
-It is built by setup.py when a compiler is available and holds only hot
-inner loops (event framing, header text, base64 lines, row counting); the
-pure-Python code next to each use is the reference and the fallback.
-BINLOGKIT_PURE=1 in the environment forces the pure-Python path.
+setup.py builds it when a compiler is available.  It holds the hot paths:
+event framing, header lines, base64 lines, row counting, whole row statements
+of both flavors (default, -v/-vv, decode-rows; MySQL GTID/Xid/BEGIN/COMMIT and
+Transaction_payload events), row-image values, and the slow log's number
+parsing.  The pure-Python code next to each use is the reference and the
+fallback; tests/test_speedups*.py compare the two.  BINLOGKIT_PURE=1 in the
+environment forces the pure-Python path.
 """
 import os
 
