@@ -1,3 +1,3 @@
-from binlogkit.cli import main
+from binlogkit.cli import run
 
-main()
+run()

@@ -6,34 +6,27 @@ remote.connection.ConnectOptions, ...) and calling it; `exits` maps the error
 tree to exit statuses in one place.  The libraries below know no click.
 
 Subcommands are imported when used: `binlogkit print` loads no slow-log or
-pandas code.
+pandas code, and a plain `binlogkit print` run (the console script, `run`) does
+not load click either: its options are parsed from cli.print_options' table.
 """
-import importlib
+import sys
 
-import click
-
-__all__ = ["main"]
+__all__ = ["main", "run"]
 
 
-class LazyGroup(click.Group):
-    """Subcommands imported when used."""
-
-    LAZY = {"print": ("binlogkit.cli.print_cmd", "print_cmd"),
-            "slowlog": ("binlogkit.cli.slowlog", "slowlog"),
-            "report": ("binlogkit.cli.report", "report"),
-            "export": ("binlogkit.cli.export", "export_cmd")}
-
-    def list_commands(self, ctx):
-        return sorted(set(super().list_commands(ctx)) | set(self.LAZY))
-
-    def get_command(self, ctx, name):
-        if name in self.LAZY and name not in self.commands:
-            module, attr = self.LAZY[name]
-            self.add_command(getattr(importlib.import_module(module), attr), name)
-        return super().get_command(ctx, name)
+def __getattr__(name):
+    """`binlogkit.cli.main`, the click group (cli.group), loaded when asked for."""
+    if name == "main":
+        from binlogkit.cli.group import main
+        return main
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-?", "--help"]})
-@click.version_option(package_name="binlogkit")
-def main():
-    """Exact, fast tools for MySQL/MariaDB binary logs and slow query logs."""
+def run(argv=None):
+    """The console script: `binlogkit print ...` straight to the printer, all else to click."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["print"]:
+        from binlogkit.cli.print_fast import run_print_args
+        sys.exit(run_print_args(args[1:]))
+    from binlogkit.cli.group import main
+    main(args)

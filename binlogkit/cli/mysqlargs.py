@@ -5,19 +5,9 @@ click command in print_cmd.  Option errors exit with my_getopt's codes (2 unknow
 """
 import sys
 
-import click
-
 from binlogkit.cli.mygetopt import MARIADB_BINLOG_OPTIONS, Getopt, GetoptError
 from binlogkit.cli.optionfile import DefaultsError, format_print_defaults, load_defaults
 
-# mariadb-binlog boolean options: "--opt", "--opt=0|1|ON|OFF", "--skip-opt"
-BOOL_OPTIONS = {
-    "short-form", "hexdump", "force-if-open", "force-read", "verify-binlog-checksum",
-    "print-row-count", "print-row-event-positions", "skip-annotate-row-events",
-    "disable-log-bin", "print-table-metadata", "skip-gtids", "flashback", "gtid-strict-mode",
-    "read-from-remote-server", "read-from-remote-master", "ssl", "ssl-verify-server-cert",
-    "to-last-log", "stop-never", "raw",
-}
 # mariadb-binlog's id lists: a later list of the same kind replaces an earlier one, and
 # do/ignore conflicts are reported for the later option, so their order matters
 ID_FILTER_OPTIONS = ("server-id", "do-server-ids", "ignore-server-ids",
@@ -25,29 +15,10 @@ ID_FILTER_OPTIONS = ("server-id", "do-server-ids", "ignore-server-ids",
 PROGNAME = "mariadb-binlog"      # the name in option messages, as scripts see it
 
 
-def click_options(command):
-    """{long name: (short letter, kind)} of a click command's options (mygetopt's table shape)."""
-    spec = {}
-    for param in command.params:
-        if not isinstance(param, click.Option):
-            continue
-        longs = [opt[2:] for opt in param.opts if opt.startswith("--")]
-        shorts = [opt[1:] for opt in param.opts if len(opt) == 2 and opt[0] == "-"]
-        if param.count or (param.is_flag and not param.secondary_opts and longs[0] not in BOOL_OPTIONS):
-            kind = "flag"
-        elif param.is_flag or longs[0] in BOOL_OPTIONS:
-            kind = "bool"
-        else:
-            kind = "str"
-        for name in longs:
-            spec[name] = (shorts[0] if shorts else None, kind)
-    return spec
-
-
 def normalize_args(args, known, stdout=None, stderr=None):
     """mariadb-binlog's command line -> click's: option files read (optionfile), then every
     argument parsed as its my_getopt does (mygetopt); the real tool's options that binlogkit
-    does not implement (`known` lacks them) are accepted and ignored, as the real tool ignores
+    does not implement (`known`, print_options.getopt_spec(), lacks them) are accepted and ignored, as the real tool ignores
     them for local files.  Exits (status, messages as the real tool's) on option errors,
     --print-defaults and -V/--version."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
@@ -116,10 +87,3 @@ def id_filter_order(args):
         if name in ID_FILTER_OPTIONS:
             out.append((name, value if eq else next(it, "")))
     return out
-
-
-class MysqlbinlogCommand(click.Command):
-    def parse_args(self, ctx, args):
-        args = normalize_args(args, click_options(self))
-        ctx.meta["binlogkit.id_filters"] = id_filter_order(args)
-        return super().parse_args(ctx, args)
