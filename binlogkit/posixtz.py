@@ -18,7 +18,7 @@ with ``time.localtime`` after ``time.tzset``, see tests/test_tz.py):
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from collections import namedtuple
 
 SECSPERDAY = 86400
 J0, J1, M = 0, 1, 2  # rule kinds: n (0-based day), Jn (1-based, no Feb 29), Mm.n.d
@@ -30,12 +30,10 @@ _SPACE = " \t\n\v\f\r"
 _ULONG = (1 << 64) - 1
 
 
-class ZoneInfo(NamedTuple):
+class ZoneInfo(namedtuple("ZoneInfo", "gmtoff isdst abbrev")):
     """What one instant maps to: UTC offset (s east), DST flag, abbreviation."""
 
-    gmtoff: int
-    isdst: int
-    abbrev: str
+    __slots__ = ()
 
 
 def is_leap(year: int) -> bool:
@@ -186,7 +184,7 @@ class PosixTZ:
             self._rule(s, i, self.dst)
 
     @staticmethod
-    def _name(s: str, i: int, rule: Rule) -> Optional[int]:
+    def _name(s: str, i: int, rule: Rule) -> int | None:
         j = i
         while j < len(s) and s[j].isascii() and s[j].isalpha():
             j += 1
@@ -224,7 +222,7 @@ class PosixTZ:
         rule.offset = base + 3600
         return i
 
-    def _rule(self, s: str, i: int, rule: Rule) -> Optional[int]:
+    def _rule(self, s: str, i: int, rule: Rule) -> int | None:
         if i < len(s) and s[i] == ",":
             i += 1
         c = s[i] if i < len(s) else ""
@@ -267,7 +265,7 @@ class PosixTZ:
         return i
 
     @staticmethod
-    def _mrule(s: str, i: int, rule: Rule) -> Optional[int]:
+    def _mrule(s: str, i: int, rule: Rule) -> int | None:
         """Parse ``m.n.d`` after the 'M', assigning fields as sscanf would."""
         for k, attr in enumerate(("m", "n", "d")):
             if k and (i >= len(s) or s[i] != "."):

@@ -34,7 +34,7 @@ import time
 from array import array
 from bisect import bisect_right
 from struct import Struct
-from typing import NamedTuple, Optional
+from collections import namedtuple
 
 from binlogkit.posixtz import (SECSPERDAY, PosixTZ, ZoneInfo, civil_from_days,
                                days_from_civil, utc_year)
@@ -55,7 +55,10 @@ _LEAP64 = Struct(">ql")
 _UTC = ZoneInfo(0, 0, "UTC")
 
 
-class LocalTime(NamedTuple):
+_LOCAL_TIME_FIELDS = "year month day hour minute second wday yday isdst gmtoff abbrev"
+
+
+class LocalTime(namedtuple("LocalTime", _LOCAL_TIME_FIELDS)):
     """A broken-down local time, as glibc's ``struct tm`` holds it.
 
     ``year`` is the full year and ``month`` is 1-12 (struct tm + 1900 / + 1);
@@ -64,17 +67,7 @@ class LocalTime(NamedTuple):
     as struct tm; ``gmtoff`` seconds east of UTC; ``abbrev`` is tm_zone.
     """
 
-    year: int
-    month: int
-    day: int
-    hour: int
-    minute: int
-    second: int
-    wday: int
-    yday: int
-    isdst: int
-    gmtoff: int
-    abbrev: str
+    __slots__ = ()
 
 
 # ---------------------------------------------------------------- calendar
@@ -108,16 +101,17 @@ def _day_text(days: int) -> str:
 
 
 # ---------------------------------------------------------------- TZif
-class TZif(NamedTuple):
+class TZif(namedtuple("TZif", "transitions indexes types isstd isut leaps footer")):
     """The parts of a TZif file glibc uses."""
 
-    transitions: list   # UTC instants, ascending
-    indexes: list       # type index per transition
-    types: list         # ZoneInfo per type
-    isstd: list         # bool per type
-    isut: list          # bool per type
-    leaps: list         # [(instant, total correction)]
-    footer: Optional[str]
+    # transitions: UTC instants, ascending
+    # indexes: type index per transition
+    # types: ZoneInfo per type
+    # isstd: bool per type
+    # isut: bool per type
+    # leaps: [(instant, total correction)]
+
+    __slots__ = ()
 
 
 def _ints(data: bytes, pos: int, count: int, width: int) -> list:
@@ -196,7 +190,7 @@ def _cstr(buf: bytes, start: int) -> str:
     return buf[start:buf.index(b"\0", start)].decode("ascii", "replace")
 
 
-def _footer(data: bytes, pos: int) -> Optional[str]:
+def _footer(data: bytes, pos: int) -> str | None:
     """The footer TZ string as glibc reads it (None when absent or empty)."""
     if data[pos:pos + 1] != b"\n":
         return None
@@ -205,7 +199,7 @@ def _footer(data: bytes, pos: int) -> Optional[str]:
 
 
 # ---------------------------------------------------------------- loading
-def _read_file(path: str) -> Optional[bytes]:
+def _read_file(path: str) -> bytes | None:
     """The file's bytes, or None when it does not exist / is a directory."""
     try:
         with open(path, "rb") as f:
@@ -215,7 +209,7 @@ def _read_file(path: str) -> Optional[bytes]:
         return None
 
 
-def _pytz_data(name: str) -> Optional[bytes]:
+def _pytz_data(name: str) -> bytes | None:
     """TZif bytes bundled with pytz for ``name``, or None."""
     try:
         import pytz
@@ -290,7 +284,7 @@ class ZoneTable:
     """
 
     def __init__(self, starts: list, infos: list, *, name: str = "UTC",
-                 source: str = "builtin", tail: Optional[PosixTZ] = None,
+                 source: str = "builtin", tail: PosixTZ | None = None,
                  lo=float("-inf"), hi=float("inf"), leaps=()):
         self.name = name
         self.source = source
@@ -316,7 +310,7 @@ class ZoneTable:
         return cls.from_tz(os.environ.get("TZ"), strict=strict)
 
     @classmethod
-    def from_tz(cls, value: Optional[str], *, tzdir: Optional[str] = None,
+    def from_tz(cls, value: str | None, *, tzdir: str | None = None,
                 strict: bool = True) -> "ZoneTable":
         """Load the zone a ``TZ`` value names, with glibc's lookup rules.
 
@@ -369,7 +363,7 @@ class ZoneTable:
                    leaps=tzif.leaps)
 
     @classmethod
-    def from_posix(cls, text: str, *, tzdir: Optional[str] = None) -> "ZoneTable":
+    def from_posix(cls, text: str, *, tzdir: str | None = None) -> "ZoneTable":
         """Tabulate a POSIX TZ string (glibc semantics, see posixtz.py)."""
         ptz = PosixTZ(text)
         if ptz.needs_default_rules:
@@ -469,7 +463,7 @@ class ZoneTable:
 
     # -- local time -> instant (mariadb-binlog --start/--stop-datetime) ------
     def mktime_first(self, year: int, month: int, day: int, hour: int,
-                     minute: int, second: int, *, now: Optional[int] = None,
+                     minute: int, second: int, *, now: int | None = None,
                      clamp: bool = True) -> int:
         """The instant mariadb-binlog 10.11 uses for a ``--start-datetime``.
 

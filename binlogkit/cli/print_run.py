@@ -1,7 +1,6 @@
 """`binlogkit print`'s options -> a typed printer.run.PrintJob; the job run, its
 errors written as mysqlbinlog writes them, the exit status back (cli.exits).
 """
-import calendar
 import os
 import re
 import sys
@@ -23,6 +22,7 @@ _COMPACT_DATETIME = re.compile(r"^\s*(\d{2}|\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)
 def parse_datetime(text, zone):
     """str_to_datetime + my_system_gmt_sec: a full local date and time -> epoch
     ("YYYY-MM-DD hh[:mm[:ss]]" with any of -/.: as separators, or YYYYMMDDhhmmss / YYMMDDhhmmss)."""
+    import calendar     # lazy: only --start/--stop-datetime need it (start-up)
     match = _DATETIME.match(text) or _COMPACT_DATETIME.match(text)
     if not match:
         raise BinlogkitError(f"Incorrect date and time argument: {text}")
