@@ -5,9 +5,9 @@ documented there).  Importing it registers the ``df.binlogkit`` accessor.
 """
 from binlogkit.analysis.frames import (  # noqa: F401
     EVENT_DTYPES, TRANSACTION_DTYPES, empty_frame, events_chunks, events_frame, file_frame,
-    rotations_frame, slowlog_frame, transactions_chunks, transactions_frame,
+    rotations_frame, slowlog_frame, stalls_frame, transactions_chunks, transactions_frame,
 )
 
 __all__ = ["events_frame", "transactions_frame", "rotations_frame", "slowlog_frame",
-           "events_chunks", "transactions_chunks", "file_frame", "empty_frame",
+           "stalls_frame", "events_chunks", "transactions_chunks", "file_frame", "empty_frame",
            "EVENT_DTYPES", "TRANSACTION_DTYPES"]
