@@ -3,6 +3,10 @@ warning, use only the public API, and the tour's panels show what they say."""
 import ast
 import json
 import os
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,3 +136,36 @@ def test_tour_file_columns_are_base_names():
     shown = [_text(o) for o in _outputs(nb)]
     assert any("mariadb-bin.000001" in t for t in shown)
     assert not [t for t in shown if str(ROOT) in t or "..." in t and "/mariadb-bin" in t]
+
+
+def _readme_command(prefix):
+    lines = [line.strip() for line in (ROOT / "README.md").read_text().splitlines()]
+    found = [line for line in lines if line.startswith(prefix)]
+    assert len(found) == 1, f"README should say once how to run the notebooks ({prefix}...)"
+    return found[0]
+
+
+def test_extras_have_what_the_readme_runs_the_notebooks_with():
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    install = _readme_command("pip install -e '.[notebooks]'")
+    assert install and "notebooks" in extras
+    for extra in ("test", "notebooks"):
+        names = {re.split(r"[<>=\[ ]", req, maxsplit=1)[0].lower() for req in extras[extra]}
+        assert {"nbconvert", "jupyter_core", "ipykernel"} <= names, extra
+
+
+def test_readme_nbconvert_command_runs_the_notebooks(tmp_path):
+    """README's line, as a user types it (its output dir swapped for tmp_path)."""
+    pytest.importorskip("nbconvert")
+    command = _readme_command("jupyter nbconvert ")
+    argv = shlex.split(command.replace("/tmp/binlogkit-notebooks", str(tmp_path)))
+    argv[:1] = [sys.executable, "-m", "jupyter"]       # the venv's `jupyter`, PATH or not
+    notebooks = [a for a in argv if a.endswith("*.ipynb")]
+    argv = [a for a in argv if a not in notebooks] + [str(p) for p in NOTEBOOKS]
+    assert notebooks == ["notebooks/*.ipynb"]
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    for path in NOTEBOOKS:
+        html = (tmp_path / path.with_suffix(".html").name).read_text()
+        assert "<img" in html and "Traceback" not in html
