@@ -119,8 +119,65 @@ def test_slowlog_export(tmp_path):
     ref = read_slowlog(SLOWLOGS, server_tz="UTC")
     assert len(back) == len(ref) > 0
     assert back["fingerprint"].tolist() == ref["fingerprint"].tolist()
-    attrs = [json.loads(a) for a in back["attrs"].dropna()]
+    attrs = [json.loads(a) for a in back["attrs"]]        # JSON text of an object, never null
     assert attrs and all(isinstance(a, dict) for a in attrs)
+    assert attrs == [_attrs(r) for r in _slowlog_events(*SLOWLOGS)]
+
+
+SLOW_ALL = SLOWLOGS + [str(ROOT / "fixtures" / "slowlog" / "corpus.log")]
+
+
+def _slowlog_events(*args):
+    """`binlogkit slowlog events` rows (JSON lines), the reference for slowlog exports."""
+    res = subprocess.run([sys.executable, "-m", "binlogkit", "slowlog", "events",
+                          "--server-tz", "UTC", *args], capture_output=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr.decode()
+    return [json.loads(line) for line in res.stdout.decode().splitlines()]
+
+
+def _attrs(row):
+    assert isinstance(row["attrs"], dict)
+    return row["attrs"]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_slowlog_jsonl_rows_are_slowlog_events_rows(jobs):
+    """attrs is an object in both (it was a JSON string in export), and so is every row."""
+    res = run_process(*SLOW_ALL, "--what", "slowlog", "--server-tz", "UTC", "-j", jobs,
+                      "--chunk-size", "7")
+    assert res.returncode == 0, res.stderr.decode()
+    got = [json.loads(line) for line in res.stdout.decode().splitlines()]
+    want = _slowlog_events(*SLOW_ALL)
+    assert len(got) == len(want) > 300
+    assert got == want
+    assert all(isinstance(r["attrs"], dict) for r in got) and any(r["attrs"] for r in got)
+
+
+def test_slowlog_entry_without_attrs_is_an_empty_object(tmp_path):
+    log = tmp_path / "slow.log"
+    log.write_text("# Time: 2024-01-01T00:00:00.000000Z\n# User@Host: root[root] @ localhost []\n"
+                   "# Query_time: 1.5  Lock_time: 0.0 Rows_sent: 0  Rows_examined: 0\nSELECT 1;\n")
+    res = run_process(str(log), "--what", "slowlog", "--server-tz", "UTC")
+    assert res.returncode == 0, res.stderr.decode()
+    got = [json.loads(line) for line in res.stdout.decode().splitlines()]
+    assert got == _slowlog_events(str(log))
+    assert [r["attrs"] for r in got] == [{}]
+
+
+def test_slowlog_csv_attrs_is_the_objects_json_text(tmp_path):
+    out = tmp_path / "slow.csv"
+    res = run_process(*SLOW_ALL, "--what", "slowlog", "--server-tz", "UTC", "-o", str(out))
+    assert res.returncode == 0, res.stderr.decode()
+    back = pd.read_csv(out, keep_default_na=False)
+    assert [json.loads(a) for a in back["attrs"]] == [_attrs(r) for r in _slowlog_events(*SLOW_ALL)]
+
+
+def test_json_lines_splice_json_text_columns():
+    from binlogkit.analysis.export import _json_lines
+    df = pd.DataFrame({"q": ["a/b\u2028c", None], "attrs": ['{"k":"x/y","n":1}', None]})
+    rows = [json.loads(line) for line in _json_lines(df, ("attrs",)).split("\n") if line]
+    assert rows == [{"q": "a/b\u2028c", "attrs": {"k": "x/y", "n": 1}}, {"q": None, "attrs": None}]
+    assert _json_lines(df.iloc[:0], ("attrs",)) == ""
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

@@ -329,3 +329,22 @@ def test_resampling_decades_per_second_is_refused(transactions):
         transactions.binlogkit.commit_rate("1s")
     assert transactions.binlogkit.commit_rate("3650D").sum() == len(transactions) - (
         transactions["kind"] == "rollback").sum()
+
+
+@pytest.mark.parametrize("run", ["lab", "lab_confounders/logged", "lab_confounders/filtered"])
+def test_stalls_frame_is_what_the_report_finds(run):
+    """bf.stalls_frame is the public way to the report's stalls (the notebooks use it)."""
+    from binlogkit.frames import stalls_frame
+    from binlogkit.report.build import build_report
+    where = ROOT / "fixtures" / run
+    binlogs, slowlogs = sorted(where.glob("mariadb-bin.0*")), [where / "slow.log.gz"]
+    got = stalls_frame(binlogs, slowlogs[0])
+    assert len(got) > 0 and set(got["cause"]) <= {"binlog_rotation", "lock", "commit_sync",
+                                                   "unknown"}
+    pd.testing.assert_frame_equal(got, build_report(binlogs, slowlogs).stalls)
+
+
+def test_stalls_frame_without_binlogs_or_stalls():
+    from binlogkit.frames import stalls_frame
+    got = stalls_frame([], SLOWLOG)
+    assert got.empty and {"start", "cause", "rotation_from"} <= set(got.columns)

@@ -9,8 +9,11 @@ chunk at a time whatever the size of its file.
 
 Columns are those of the frames (see `binlogkit.analysis.frames`).  Slow-log
 entries get the fixed columns of `SLOWLOG_DTYPES`: the common ones plus
-``attrs``, the entry's other ``Key: value`` attributes as a JSON object (the
-set of keys varies from log to log, a file format needs one schema).
+``attrs``, the entry's other ``Key: value`` attributes (the set of keys varies
+from log to log, a file format needs one schema).  ``attrs`` is what
+``binlogkit slowlog events`` writes: an object in JSON lines (``{}`` when the
+entry has none), keys in log order; CSV and Parquet have no objects, so there
+it is that object's JSON text (a string column).
 """
 from __future__ import annotations
 
@@ -54,10 +57,19 @@ def _slowlog_chunks(path, chunk_size, server_tz=None, server_version=None):
         rows = []
         for ev in chunk:
             row = entry_row(ev)
-            row["attrs"] = json.dumps(row["attrs"], sort_keys=True) if row["attrs"] else None
+            row["attrs"] = _json_text(row["attrs"])
             rows.append(row)
         yield _slowlog_frame(rows)
     warn_zone(stats, server_tz)    # times are UTC; say when the server's zone was assumed
+
+
+def _json_text(value):
+    """An object as compact JSON text, as pandas writes the other columns of a JSON line."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# columns holding JSON text that JSON lines write as the value itself (an object)
+JSON_COLUMNS = {"events": (), "transactions": (), "slowlog": ("attrs",)}
 
 
 def _slowlog_frame(rows):
@@ -101,10 +113,13 @@ def _text_columns(df):
 
 
 class _TextWriter:
-    """CSV or JSON lines: chunks appended as text; parts concatenated as bytes."""
+    """CSV or JSON lines: chunks appended as text; parts concatenated as bytes.
+    `json_columns` (the frame's last columns) hold JSON text: CSV writes the text,
+    JSON lines the value it spells."""
 
-    def __init__(self, target, fmt, header):
+    def __init__(self, target, fmt, header, json_columns=()):
         self.fmt = fmt
+        self.json_columns = tuple(json_columns)
         self.stream = target if hasattr(target, "write") else open(target, "wb")
         self.owned = not hasattr(target, "write")
         if header is not None and fmt == "csv":
@@ -115,12 +130,7 @@ class _TextWriter:
         if self.fmt == "csv":
             text = df.to_csv(index=False, header=False, date_format=CSV_TIME)
         else:
-            text = df.to_json(orient="records", lines=True, date_format="iso",
-                              date_unit="us", force_ascii=False)
-            # pandas escapes every '/'; an escaped backslash before one stays intact
-            text = text.replace("\\/", "/")
-            if text and not text.endswith("\n"):
-                text += "\n"
+            text = _json_lines(df, self.json_columns)
         self.stream.write(text.encode("utf-8"))
 
     def append_part(self, part):
@@ -193,12 +203,34 @@ def arrow_schema(what, query=False):
     return pa.schema(fields, metadata=schema.metadata)
 
 
+def _json_lines(df, json_columns=()):
+    """One JSON object per row; the `json_columns` (last in `df`) spliced in as values."""
+    if df.empty:
+        return ""
+    plain = df.drop(columns=list(json_columns)) if json_columns else df
+    text = plain.to_json(orient="records", lines=True, date_format="iso",
+                         date_unit="us", force_ascii=False)
+    # pandas escapes every '/'; an escaped backslash before one stays intact
+    text = text.replace("\\/", "/").rstrip("\n")
+    if not json_columns:
+        return text + "\n"
+    lines = text.split("\n")       # not splitlines(): U+2028 may sit raw inside a string
+    tails = zip(*(df[c].tolist() for c in json_columns))
+    out = []
+    for line, values in zip(lines, tails):
+        extra = "".join(f',"{c}":{"null" if pd.isna(v) else v}'
+                        for c, v in zip(json_columns, values))
+        out.append(line[:-1] + extra + "}\n")
+    return "".join(out)
+
+
 def _open_writer(target, fmt, what, query, header=True, part=False):
     if fmt == "parquet":
         cls = _ArrowPartWriter if part else _ParquetWriter
         return cls(target, arrow_schema(what, query))
     if fmt in ("csv", "jsonl"):
-        return _TextWriter(target, fmt, empty_export_frame(what, query) if header else None)
+        return _TextWriter(target, fmt, empty_export_frame(what, query) if header else None,
+                           JSON_COLUMNS[what])
     raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
 
 

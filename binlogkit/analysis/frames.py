@@ -43,6 +43,8 @@ inside the payload are not expanded (its transaction ends there, ``kind`` commit
 
 ``rotations_frame(paths)``: one row per binlog file (see `binlogkit.analysis.rotations`).
 ``slowlog_frame(paths)``: slow-log entries (see `binlogkit.analysis.slowlog_frame`).
+``stalls_frame(binlogs, slowlogs)``: one row per write stall, with its cause, as
+``binlogkit report`` finds them (see `binlogkit.analysis.stalls`).
 
 Files are read in chunks of ``chunk_size`` events; memory holds the typed columns, not the
 events.  A progress bar (tqdm) is shown on long reads when stderr is a terminal or in Jupyter.
@@ -57,14 +59,18 @@ import numpy as np
 import pandas as pd
 
 from binlogkit.analysis import accessor as _accessor  # noqa: F401  (registers df.binlogkit)
+from binlogkit.analysis.commitgaps import commit_gaps
+from binlogkit.analysis.pileups import statements_frame
 from binlogkit.analysis.progress import progress_bar
 from binlogkit.analysis.records import (
     EVENT_FIELDS, TRANSACTION_FIELDS, chunked, event_rows, transaction_rows,
 )
+from binlogkit.analysis.rotations import restarts, rotations_table
+from binlogkit.analysis.stalls import find_stalls
 from binlogkit.binlog.layout import TYPE_NAMES
 
 __all__ = ["events_frame", "transactions_frame", "rotations_frame", "slowlog_frame",
-           "events_chunks", "transactions_chunks", "file_frame", "empty_frame",
+           "stalls_frame", "events_chunks", "transactions_chunks", "file_frame", "empty_frame",
            "EVENT_DTYPES", "TRANSACTION_DTYPES", "TYPE_DTYPE", "KIND_DTYPE"]
 
 CHUNK_SIZE = 100_000
@@ -253,6 +259,33 @@ def slowlog_frame(paths, *, server_tz=None, server_version=None):
     for col in ("start", "end"):
         df[col] = df[col].astype(UTC_NS)
     return df           # df.attrs["server_zone"]: the zone the times were read in
+
+
+def stalls_frame(binlogs, slowlogs, *, server_tz=None, min_latency=0.5, min_duration=0.5):
+    """Write stalls of the slow log(s) `slowlogs` and the binlogs' commit gaps, each
+    with its cause (``binlog_rotation``, ``lock``, ``commit_sync``, ``unknown``) and
+    the rotation that explains it, as ``binlogkit report`` finds them; columns in
+    `binlogkit.analysis.stalls`.  Times are UTC; `server_tz` is read as in
+    slowlog_frame.  Statements at least `min_latency` s slow make a stall of at
+    least `min_duration` s."""
+    from binlogkit.slowlog.clock import warn_zone
+    from binlogkit.slowlog.parser import ParseStats
+    commits = []
+    files = rotations_frame(binlogs, commits=commits)
+    stats = ParseStats()
+    statements = statements_frame(paths_list(slowlogs), zone=server_tz, stats=stats)
+    warn_zone(stats, server_tz)
+    rotations = rotations_table(files)
+    gaps = None
+    if commits:
+        gaps = commit_gaps(commits, rotations=[int(a.timestamp()) for a in rotations["at"].dropna()])
+    covered = None
+    if len(files):      # the binlogs' span on the server's clock (client-set times left out)
+        first = files["clock_first"].where(files["clock_first"].notna(), files["first_event"])
+        last = files["clock_last"].where(files["clock_last"].notna(), files["last_event"])
+        covered = (first.min(), last.max())
+    return find_stalls(statements, rotations, restarts(files), covered,
+                       min_latency=min_latency, min_duration=min_duration, gaps=gaps)
 
 
 def file_frame(path, what="events", **kw):
