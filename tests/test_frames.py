@@ -335,7 +335,7 @@ def test_resampling_decades_per_second_is_refused(transactions):
 def test_stalls_frame_is_what_the_report_finds(run):
     """bf.stalls_frame is the public way to the report's stalls (the notebooks use it)."""
     from binlogkit.frames import stalls_frame
-    from binlogkit.report.build import build_report
+    from binlogkit.analysis.stallreport import build_report
     where = ROOT / "fixtures" / run
     binlogs, slowlogs = sorted(where.glob("mariadb-bin.0*")), [where / "slow.log.gz"]
     got = stalls_frame(binlogs, slowlogs[0])
