@@ -10,7 +10,7 @@ import sys
 
 from binlogkit.errors import BinlogkitError
 from binlogkit.printer import safety
-from binlogkit.printer.dump import dump
+from binlogkit.printer.mariadb.driver import dump
 from binlogkit.printer.state import MY_TIME_T_MAX, PrintOptions
 from binlogkit.tz import ZoneTable
 
@@ -73,7 +73,7 @@ def build_options(kw, zone):
 
 def _position(kw, key, option, default):
     """(offset, GTID list or None) of --start-position / --stop-position."""
-    from binlogkit.printer.gtid_filter import parse_position
+    from binlogkit.printer.mariadb.gtid_filter import parse_position
     text = kw.get(key)
     if text is None:
         return default, None
@@ -90,7 +90,7 @@ _ID_KINDS = {"server-id": ("do", "server"), "do-server-ids": ("do", "server"),
 
 def _id_filters(kw):
     """--server-id, --do/--ignore-server-ids, --do/--ignore-domain-ids in option order."""
-    from binlogkit.printer.gtid_filter import parse_id_list
+    from binlogkit.printer.mariadb.gtid_filter import parse_id_list
     order = kw.get("id_filter_order")
     if order is None:       # called without the command line: a fixed order
         order = [(name, kw.get(name.replace("-", "_"))) for name in _ID_KINDS]

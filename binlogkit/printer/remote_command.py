@@ -33,7 +33,7 @@ def _connector(options):
 
 
 def remote_source(kw, print_options):
-    from binlogkit.printer.remote import RemoteSource
+    from binlogkit.printer.mariadb.remote import RemoteSource
     start_gtids = None
     if print_options.start_gtids is not None:
         start_gtids = ",".join("%d-%d-%d" % gtid for gtid in print_options.start_gtids)
