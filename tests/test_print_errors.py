@@ -97,7 +97,7 @@ def test_zone_data_read_a_bounded_number_of_times():
         "opens = []\n"
         "sys.addaudithook(lambda ev, a: opens.append(str(a[0])) if ev == 'open' and "
         "'zoneinfo' in str(a[0]) else None)\n"
-        "from binlogkit.printer.dump import dump\n"
+        "from binlogkit.printer.mariadb.driver import dump\n"
         "from binlogkit.printer.state import PrintOptions\n"
         "from binlogkit.tz import ZoneTable\n"
         "zone = ZoneTable.from_tz('America/New_York')\n"

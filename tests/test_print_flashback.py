@@ -17,7 +17,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.printer.flashback import (
+from binlogkit.printer.mariadb.flashback import (
     RowLengthError, flashback_rows_event, image_length, image_length_reference, image_steps,
 )
 

@@ -13,8 +13,8 @@ import pytest
 
 from binlogkit.cli.mysqlargs import id_filter_order
 from binlogkit.errors import BinlogkitError
-from binlogkit.printer.dump import dump
-from binlogkit.printer.gtid_filter import (
+from binlogkit.printer.mariadb.driver import dump
+from binlogkit.printer.mariadb.gtid_filter import (
     DomainFilter, GtidFiltering, GtidStateValidator, ServerFilter, WindowFilter, parse_gtid_list,
     parse_id_list, parse_position,
 )

@@ -23,8 +23,8 @@ from binlogkit.binlog.rows import RowsBody, TableMapBody
 from binlogkit.binlog.rowvalues import (
     CorruptRowError, UnsupportedTypeError, iter_rows, iter_rows_reference, read_image,
 )
-from binlogkit.printer import rows_verbose
-from binlogkit.printer.rows_verbose import print_verbose, print_verbose_reference
+from binlogkit.printer.mariadb import rows_verbose
+from binlogkit.printer.mariadb.rows_verbose import print_verbose, print_verbose_reference
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_BINLOGS = sorted(glob.glob(str(ROOT / "fixtures" / "binlog" / "*" / "mariadb-bin.*")))

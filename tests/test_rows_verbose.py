@@ -12,7 +12,7 @@ from binlogkit.binlog.rowvalues import (
     ABSENT, Bits, CorruptRowError, Date, DateTime, Time, Timestamp, UnsupportedTypeError,
     decode_value, iter_rows,
 )
-from binlogkit.printer.rows_verbose import format_value, print_verbose, type_string
+from binlogkit.printer.mariadb.rows_verbose import format_value, print_verbose, type_string
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import oracle  # noqa: E402
@@ -331,7 +331,7 @@ def _one_column_event(col_type, meta, data, nullable=1):
 
 
 def test_type_without_a_case_flushes_like_the_real_tool():
-    from binlogkit.printer.rows_verbose import UnprintableColumnError
+    from binlogkit.printer.mariadb.rows_verbose import UnprintableColumnError
     tm, body = _one_column_event(R.MYSQL_TYPE_TINY_BLOB, 1, b"\x00\x02ab")
     res = print_verbose(tm, body, 2)
     assert isinstance(res.error, UnprintableColumnError) and res.error.flush_caches
@@ -344,7 +344,7 @@ def test_type_without_a_case_flushes_like_the_real_tool():
 
 
 def test_bad_metadata_stops_without_flushing():
-    from binlogkit.printer.rows_verbose import UnprintableColumnError
+    from binlogkit.printer.mariadb.rows_verbose import UnprintableColumnError
     enum3 = (R.MYSQL_TYPE_ENUM << 8) | 3
     tm, body = _one_column_event(R.MYSQL_TYPE_STRING, enum3, b"\x00\x01\x00\x00")
     res = print_verbose(tm, body, 2)

@@ -34,10 +34,11 @@ from binlogkit.binlog.rowvalues import (
     CorruptRowError, UnsupportedTypeError, iter_rows, iter_rows_reference,
 )
 from binlogkit.errors import BinlogError
-from binlogkit.printer import dump as dump_mod
-from binlogkit.printer import events as P
-from binlogkit.printer.rows_fast import c_text_plan
-from binlogkit.printer.rows_verbose import print_verbose_reference
+from binlogkit.printer.mariadb import driver as dump_mod
+from binlogkit.printer.mariadb import events as P
+from binlogkit.printer import text as T
+from binlogkit.printer.mariadb.rows_fast import c_text_plan
+from binlogkit.printer.mariadb.rows_verbose import print_verbose_reference
 from binlogkit.printer.state import PrintOptions
 from binlogkit.tz import ZoneTable
 
@@ -78,8 +79,8 @@ def run_dump(files, pure, chunk=None, **options):
             mp.setattr(reader_mod, "speedups", None)
             mp.setattr(reader_mod, "RawEvent", PyRawEvent)
             mp.setattr(R, "speedups", None)
-            mp.setattr(P, "base64_lines", P.base64_lines_py)
-            mp.setattr(P, "header_text", P.header_text_py)
+            mp.setattr(P, "base64_lines", T.base64_lines_py)
+            mp.setattr(P, "header_text", T.header_text_py)
             mp.setattr(dump_mod, "speedups", None)
         else:
             mp.setattr(dump_mod, "speedups", counting)
@@ -140,8 +141,8 @@ def test_base64_lines():
     rnd = random.Random(1)
     for n in list(range(0, 300)) + [4096, 65535, 65536, 200000]:
         data = rnd.randbytes(n)
-        assert speedups.base64_lines(data) == P.base64_lines_py(data), n
-    assert speedups.base64_lines(memoryview(b"abcdef")[1:4]) == P.base64_lines_py(b"bcd")
+        assert speedups.base64_lines(data) == T.base64_lines_py(data), n
+    assert speedups.base64_lines(memoryview(b"abcdef")[1:4]) == T.base64_lines_py(b"bcd")
 
 
 @needs_c
@@ -149,7 +150,7 @@ def test_header_text():
     for args in [(b"261121  9:49:16", 1, 256, 0x3CA21F6F), (b"700101  0:00:00", 0, 0, None),
                  (b"380119  3:14:07", 4294967295, 4294967295, 0), (b"x" * 300, 7, 12, 0xFFFFFFFF),
                  (b"", 1, 2, 5)]:
-        assert speedups.header(*args) == P.header_text_py(*args), args
+        assert speedups.header(*args) == T.header_text_py(*args), args
 
 
 @needs_c

@@ -8,7 +8,7 @@ read with one precompiled `struct.Struct`, variable-length values sliced,
 no per-column type dispatch) and compiles it with `exec`, once.
 
 The same skeleton serves two emitters: `ValueEmitter` (Python values, the
-`rowvalues` API) and the -v text emitter of `printer.rows_fast`.  A compiled
+`rowvalues` API) and the -v text emitter of `printer.mariadb.rows_fast`.  A compiled
 function handles well-formed images only: on anything unusual (a value
 running past the end, a negative DATETIME, a NaN FLOAT...) it raises `Bail`
 and the caller falls back to the simple reference decoder, which has the

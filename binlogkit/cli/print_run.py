@@ -8,7 +8,7 @@ import sys
 from binlogkit.cli import exits
 from binlogkit.errors import BinlogkitError
 from binlogkit.printer import safety
-from binlogkit.printer.gtid_filter import parse_id_list, parse_position
+from binlogkit.printer.mariadb.gtid_filter import parse_id_list, parse_position
 from binlogkit.printer.run import PrintJob, print_job, print_remote_job
 from binlogkit.printer.state import MY_TIME_T_MAX, PrintOptions
 from binlogkit.tz import ZoneTable

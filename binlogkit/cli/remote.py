@@ -1,5 +1,5 @@
 """`print -R` and `print -R --raw`: connection options -> remote.connection.ConnectOptions,
-then a printer.remote.RemoteSource or a remote.backup.RawBackup run under signals."""
+then a printer.mariadb.remote.RemoteSource or a remote.backup.RawBackup run under signals."""
 import getpass
 import signal
 import sys
@@ -34,7 +34,7 @@ def _connector(options):
 
 
 def remote_source(kw, print_options):
-    from binlogkit.printer.remote import RemoteSource
+    from binlogkit.printer.mariadb.remote import RemoteSource
     start_gtids = None
     if print_options.start_gtids is not None:
         start_gtids = ",".join("%d-%d-%d" % gtid for gtid in print_options.start_gtids)

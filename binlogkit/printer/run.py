@@ -11,7 +11,7 @@ versions contain "MariaDB"); `flavor="mysql"|"mariadb"` overrides it.
 from dataclasses import dataclass
 
 from binlogkit.errors import BinlogkitError
-from binlogkit.printer.dump import dump
+from binlogkit.printer.mariadb.driver import dump
 from binlogkit.printer.flavor import detect_flavor
 from binlogkit.printer.state import PrintOptions
 
@@ -57,7 +57,7 @@ def print_job(job, out, warn=None, error=None):
 
 
 def print_remote_job(job, out, remote, warn=None, error=None):
-    """print -R: the flavor is the server's; `remote` is a printer.remote.RemoteSource."""
+    """print -R: the flavor is the server's; `remote` is a printer.mariadb.remote.RemoteSource."""
     flavor = (job.flavor or "auto").lower()
     if flavor == "auto":
         flavor = "mariadb" if remote.server_is_mariadb() else "mysql"

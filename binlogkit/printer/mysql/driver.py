@@ -10,13 +10,11 @@ caches) and Transaction_payload_log_event::print (inner events of a
 compressed transaction).  Like the real tool, an error still prints the
 closing statements and the postamble before the exit status says 1.
 """
-import os
-import tempfile
-
 from binlogkit.binlog import layout as L
-from binlogkit.binlog.events import decode_event
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, ChecksumMismatchError, EventDecodeError, TruncatedEventError
+from binlogkit.errors import BinlogError, ChecksumMismatchError, TruncatedEventError
+from binlogkit.printer.driver import PrinterBase, StopDump
+from binlogkit.printer.mysql import decode as D
 from binlogkit.printer.mysql import events as E
 from binlogkit.printer.mysql import gtid as G
 from binlogkit.printer.mysql import rows as RW
@@ -24,19 +22,6 @@ from binlogkit.printer.mysql.fast import FastRows, fast_rows_eligible
 from binlogkit.printer.mysql.format import DEFAULT_FORMAT, mysql_format
 from binlogkit.printer.mysql.state import MysqlState
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
-
-FLUSH_AT = 1 << 16
-CONTINUE, STOP = 0, 1
-PREAMBLE = (b"# The proper term is pseudo_replica_mode, but we use this compatibility alias\n"
-            b"# to make the statement usable on server versions 8.0.24 and older.\n"
-            b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n")
-# Binlog_read_error::get_str()
-TRUNC_EVENT = "binlog truncated in the middle of event; consider out of disk space"
-BOGUS = "corrupted data in log event"
-TRUNC_FD_EVENT = "Found invalid Format description event in binary log"
-CHECKSUM_FAILURE = "Event crc check failed! Most likely there is event corruption."
-INVALID_EVENT = "Found invalid event in binary log"
-READ_ERROR = "Could not read entry at offset {}: Error in log format or read error 1."
 
 ROWS_TYPES = frozenset({L.WRITE_ROWS_EVENT, L.UPDATE_ROWS_EVENT, L.DELETE_ROWS_EVENT,
                         L.WRITE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1,
@@ -46,33 +31,21 @@ NEVER_FILTERED = frozenset({L.SLAVE_EVENT, L.STOP_EVENT, L.FORMAT_DESCRIPTION_EV
                             L.ROTATE_EVENT, L.IGNORABLE_LOG_EVENT, L.INCIDENT_EVENT})
 
 
-class ErrorStop(Exception):
-    """process_event's `goto err`: the message goes to stderr, the exit status is 1."""
-
-    def __init__(self, message, offset=None, type_code=None):
-        super().__init__(message)
-        self.message, self.offset, self.type_code = message, offset, type_code
-
-
-class ReadError(Exception):
-    """A Binlog_read_error while reading or deserializing an event."""
-
-    def __init__(self, text):
-        super().__init__(text)
-        self.text = text
-
-
-class MysqlPrinter:
+class MysqlPrinter(PrinterBase):
     """mysqlbinlog 8.0's globals and PRINT_EVENT_INFO for one run."""
 
+    PREAMBLE = (b"# The proper term is pseudo_replica_mode, but we use this compatibility alias\n"
+                b"# to make the statement usable on server versions 8.0.24 and older.\n"
+                b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n")
+
     def __init__(self, out, options, zone, gtids, warn):
-        self.out, self.options, self.zone, self.warn = out, options, zone, warn
+        super().__init__(out, options, zone)
+        self.warn = warn
         self.gtids = gtids
         self.skip_gtids = gtids.skip
         # without GTID options shall_skip_gtids() can only answer "no"
         self.gtid_filtering = bool(gtids.skip or gtids.include is not None or gtids.exclude is not None)
         self.state = MysqlState()
-        self._pending, self._pending_size, self._times = [], 0, {}
         self.rec_count, self.offset = 0, options.offset
         self.start_datetime = options.start_datetime
         self.stop_position = (1 << 64) - 1
@@ -80,76 +53,21 @@ class MysqlPrinter:
         self.is_first_fd = True
         self.buffered = []                  # buff_ev: deferred Intvar/Rand/User_var
         self.glob_format = DEFAULT_FORMAT   # glob_description_event
-        self.load_files = {}
-        self.load_dir = options.local_load or tempfile.gettempdir()
         self.display_name = ""
         self.print_table_metadata = options.print_table_metadata
         # whole row statements through the C printer, where it may (printer/mysql/fast.py)
         self.fast = FastRows(self) if fast_rows_eligible(options) else None
 
     # -- output -----------------------------------------------------------------------
-    def write(self, data):
-        if len(data) >= FLUSH_AT:       # big text (the C printer's): no copy into the pending block
-            self.flush()
-            self.out.write(data)
-            return
-        self._pending.append(data)
-        self._pending_size += len(data)
-        if self._pending_size > FLUSH_AT:
-            self.flush()
-
-    def flush(self):
-        if self._pending:
-            self.out.write(b"".join(self._pending))
-            self._pending, self._pending_size = [], 0
-
-    def flush_cache(self, cache):
-        """copy_event_cache_to_file_and_reinit."""
-        if cache:
-            self.write(b"".join(cache))
-            cache.clear()
-
     def flush_statement(self):
         st = self.state
         self.flush_cache(st.head)
         self.flush_cache(st.body)
         self.flush_cache(st.footer)
 
-    def time_text(self, when):
-        text = self._times.get(when)
-        if text is None:
-            text = self._times[when] = self.zone.format_header(when).encode()
-        return text
-
     # -- main() and dump_multiple_logs() ------------------------------------------------
-    def preamble(self):
-        opts = self.options
-        text = PREAMBLE
-        if opts.disable_log_bin:
-            text += b"/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;\n"
-        text += b"/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;\n"
-        if opts.set_charset:
-            text += (b"\n/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;"
-                     b"\n/*!40101 SET @OLD_CHARACTER_SET_RESULTS=@@CHARACTER_SET_RESULTS */;"
-                     b"\n/*!40101 SET @OLD_COLLATION_CONNECTION=@@COLLATION_CONNECTION */;"
-                     b"\n/*!40101 SET NAMES %s */;\n" % opts.set_charset.encode())
-        self.write(text)
-
-    def postamble(self):
-        opts = self.options
-        text = (b"# End of log file\n"
-                b"/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n")
-        if opts.disable_log_bin:
-            text += b"/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;\n"
-        if opts.set_charset:
-            text += (b"/*!40101 SET CHARACTER_SET_CLIENT=@OLD_CHARACTER_SET_CLIENT */;\n"
-                     b"/*!40101 SET CHARACTER_SET_RESULTS=@OLD_CHARACTER_SET_RESULTS */;\n"
-                     b"/*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */;\n")
-        text += b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n"
-        self.write(text)
-
     def dump_files(self, paths, streams=None):
-        """dump_multiple_logs; returns the ErrorStop that ended it, or None."""
+        """dump_multiple_logs; returns the BinlogError that ended it, or None."""
         st, opts = self.state, self.options
         self.write(b"DELIMITER /*!*/;\n")
         error = None
@@ -158,9 +76,10 @@ class MysqlPrinter:
             self.stop_position = opts.stop_position if i == len(paths) - 1 else (1 << 64) - 1
             try:
                 stream = streams.get(path) if streams else None
-                if self.dump_file(path, start, stream) != CONTINUE:
-                    break
-            except ErrorStop as exc:
+                self.dump_file(path, start, stream)
+            except StopDump:
+                break
+            except BinlogError as exc:
                 error = exc
                 break
             start = L.BIN_LOG_HEADER_SIZE
@@ -204,7 +123,7 @@ class MysqlPrinter:
         try:
             reader.open()
         except BinlogError:
-            raise ErrorStop("Could not open log file", 0) from None
+            raise BinlogError("Could not open log file", offset=0) from None
         try:
             return self._dump_reader(reader, start_position)
         finally:
@@ -220,7 +139,7 @@ class MysqlPrinter:
             elif not text.startswith("Reading encrypted"):
                 text = ("Binlog has bad magic number;  It's not a binary log file "
                         "that can be used by this version of MySQL")
-            raise ErrorStop(text, 0) from None
+            raise BinlogError(text, offset=0) from None
 
     def _dump_reader(self, reader, start_position):
         self._read_magic(reader)
@@ -230,8 +149,7 @@ class MysqlPrinter:
         if start_position > L.BIN_LOG_HEADER_SIZE:
             fdle, pos, event_start = self.read_fdle(reader, start_position)
             if fdle is not None:
-                if self.process_event(*fdle, event_start) != CONTINUE:
-                    return STOP
+                self.process_event(*fdle, event_start)
             pos = max(pos, start_position)
         fast = self.fast
         while True:
@@ -242,24 +160,23 @@ class MysqlPrinter:
             except TruncatedEventError as exc:
                 if self.file_in_use:
                     self.warn("File ends with a truncated event.")
-                    return CONTINUE
-                self.read_error(exc.offset, TRUNC_EVENT, exc.type_code)
+                    return
+                self.read_error(exc.offset, D.TRUNC_EVENT, exc.type_code)
             except ChecksumMismatchError as exc:
-                self.read_error(exc.offset, CHECKSUM_FAILURE, exc.type_code)
+                self.read_error(exc.offset, D.CHECKSUM_FAILURE, exc.type_code)
             except BinlogError as exc:
-                self.read_error(exc.offset, BOGUS, exc.type_code)
+                self.read_error(exc.offset, D.BOGUS, exc.type_code)
             if ev is None:
-                return CONTINUE
+                return
             pos += ev.event_size
             try:
                 body = self.decode(ev, reader)
-            except ReadError as exc:
+            except D.ReadError as exc:
                 self.read_error(ev.pos, exc.text, ev.type_code)
-            if self.process_event(ev, body, ev.pos) != CONTINUE:
-                return STOP
+            self.process_event(ev, body, ev.pos)
 
     def read_error(self, offset, text, type_code=None):
-        raise ErrorStop(f"{READ_ERROR.format(offset)} {text}", offset, type_code)
+        raise BinlogError(f"{D.READ_ERROR.format(offset)} {text}", offset=offset, type_code=type_code)
 
     @property
     def file_in_use(self):
@@ -276,7 +193,7 @@ class MysqlPrinter:
                 if ev is None:
                     break
                 body = self.decode(ev, reader)
-            except (BinlogError, ReadError):
+            except (BinlogError, D.ReadError):
                 break
             pos += ev.event_size
             if ev.type_code == L.FORMAT_DESCRIPTION_EVENT:
@@ -287,23 +204,23 @@ class MysqlPrinter:
 
     # -- deserialization (binlog_event_deserialize) ------------------------------------------
     def decode(self, ev, reader=None):
-        """The event body; ReadError for what mysqlbinlog 8.0 cannot deserialize."""
+        """The event body; D.ReadError for what mysqlbinlog 8.0 cannot deserialize."""
         t = ev.type_code
         if t == L.FORMAT_DESCRIPTION_EVENT:
             try:
                 fmt = mysql_format(ev.data)
             except ValueError:
-                raise ReadError(TRUNC_FD_EVENT) from None
+                raise D.ReadError(D.TRUNC_FD_EVENT) from None
             self.file_format = fmt
             self.file_flags = ev.flags
-            return G.FormatDescriptionBody(fmt, ev.flags)
+            return D.FormatDescriptionBody(fmt, ev.flags)
         fmt = self.file_format
         if (fmt.permutation is not None and t < len(fmt.permutation)
                 and getattr(reader and reader.fde, "event_type_permutation", None) is None):
             ev.type_code = t = fmt.permutation[t]     # the reader left the ids unpermuted
         elif t > fmt.number_of_event_types:
-            raise ReadError(INVALID_EVENT)
-        return decode_body(ev, fmt)
+            raise D.ReadError(D.INVALID_EVENT)
+        return D.decode_body(ev, fmt)
 
     # -- process_event ----------------------------------------------------------------------
     def process_event(self, ev, body, pos, skip_pos_check=False):
@@ -317,24 +234,23 @@ class MysqlPrinter:
         t = ev.type_code
         is_fde = t == L.FORMAT_DESCRIPTION_EVENT
         if not is_fde and not (self.rec_count >= self.offset and ev.when >= self.start_datetime):
-            return CONTINUE
+            return
         if not is_fde:
             self.start_datetime = 0
             self.offset = 0
             if t != L.ROTATE_EVENT and opts.server_id and opts.server_id != ev.server_id:
-                return CONTINUE
+                return
         if not skip_pos_check and pos >= self.stop_position:
-            return STOP
+            raise StopDump()
         if ev.when >= opts.stop_datetime:
-            return STOP
+            raise StopDump()
         if not opts.short_form:
             st.head.append(b"# at %d\n" % pos)
         st.hexdump_from = pos if opts.hexdump else 0
         if self.gtid_filtering and self.shall_skip_gtids(ev, body):
-            return CONTINUE
+            return
         if HANDLERS.get(t, handle_default)(self, ev, body, pos):
             self.flush_cache(st.head)
-        return CONTINUE
 
     def shall_skip_gtids(self, ev, body):
         t = ev.type_code
@@ -356,9 +272,6 @@ class MysqlPrinter:
             return False
         return self.filter_based_on_gtids
 
-    def shall_skip_database(self, db):
-        return self.options.database is not None and db is not None and db != self.options.database
-
     def require_fd_printed(self, ev):
         opts, st = self.options, self.state
         if (st.printed_fd_event or opts.short_form or ev.type_code in (L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT)
@@ -372,35 +285,7 @@ class MysqlPrinter:
             msg = ("malformed binlog: it does not contain any Format_description_log_event. "
                    f"I now found a {name} event, which is not safe to process without a "
                    "Format_description_log_event.")
-        raise ErrorStop(msg, ev.pos, ev.type_code)
-
-
-# -- deserialization -------------------------------------------------------------------------
-
-def decode_body(ev, fmt):
-    """binlog_event_deserialize's switch for one non-FDE event."""
-    t = ev.type_code
-    if t in G.DECODABLE or t in DECODABLE:
-        try:
-            body = decode_event(ev, fmt)
-            G.check_valid(ev, body, fmt)
-            return body
-        except (EventDecodeError, ValueError, IndexError):
-            raise ReadError(INVALID_EVENT) from None
-    if ev.flags & L.LOG_EVENT_IGNORABLE_F:
-        return G.IgnorableBody(t)
-    raise ReadError(INVALID_EVENT)
-
-
-DECODABLE = frozenset({
-    L.QUERY_EVENT, L.ROTATE_EVENT, L.APPEND_BLOCK_EVENT, L.DELETE_FILE_EVENT, L.STOP_EVENT,
-    L.INTVAR_EVENT, L.XID_EVENT, L.RAND_EVENT, L.USER_VAR_EVENT, L.WRITE_ROWS_EVENT_V1,
-    L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1, L.TABLE_MAP_EVENT, L.BEGIN_LOAD_QUERY_EVENT,
-    L.EXECUTE_LOAD_QUERY_EVENT, L.INCIDENT_EVENT, L.WRITE_ROWS_EVENT, L.UPDATE_ROWS_EVENT,
-    L.DELETE_ROWS_EVENT, L.XA_PREPARE_LOG_EVENT, L.PARTIAL_UPDATE_ROWS_EVENT,
-    # only reachable through the 5.1 wl2325 type permutation (5.x mysqlbinlog prints them)
-    L.PRE_GA_WRITE_ROWS_EVENT, L.PRE_GA_UPDATE_ROWS_EVENT, L.PRE_GA_DELETE_ROWS_EVENT,
-})
+        raise BinlogError(msg, offset=ev.pos, type_code=ev.type_code)
 
 
 # -- handlers: True = flush the head cache afterwards (process_event's `break`) ------------------
@@ -411,7 +296,7 @@ def handle_default(p, ev, body, pos):
 
 
 def print_fallback(p, ev, body):
-    if isinstance(body, G.IgnorableBody):
+    if isinstance(body, D.IgnorableBody):
         E.print_ignorable(p, ev, body)
     else:
         E.print_unknown(p, ev, body)
@@ -459,13 +344,9 @@ def handle_buffered(p, ev, body, pos):
 
 def handle_append_block(p, ev, body, pos):
     E.print_block(p, ev, body)
-    name = p.load_files.get(body.file_id)
-    if name is None:
+    if not p.append_load_block(body.file_id, body.block):
         p.warn("Ignoring Append_block as there is no Begin_load_query_log_event for "
                f"file_id: {body.file_id}")
-        return True
-    with open(name, "ab") as f:
-        f.write(body.block)
     return True
 
 
@@ -479,28 +360,22 @@ def handle_format_description(p, ev, body, pos):
     st.common_header_len = body.format.header_len
     E.print_format_description(p, ev, body)
     if not p.options.force_if_open and ev.flags & L.LOG_EVENT_BINLOG_IN_USE_F:
-        raise ErrorStop(f"Attempting to dump binlog '{p.display_name}', which was not closed "
-                        "properly. Most probably, mysqld is still writing it, or it crashed. "
-                        "Rerun with --force-if-open to ignore this problem.", pos, ev.type_code)
+        raise BinlogError(f"Attempting to dump binlog '{p.display_name}', which was not closed "
+                          "properly. Most probably, mysqld is still writing it, or it crashed. "
+                          "Rerun with --force-if-open to ignore this problem.",
+                          offset=pos, type_code=ev.type_code)
     return True
 
 
 def handle_begin_load_query(p, ev, body, pos):
     E.print_block(p, ev, body)
-    base = os.path.join(p.load_dir, f"SQL_LOAD_MB-{body.file_id:x}")
-    for version in range(1000):
-        name = f"{base}-{version:x}"
-        try:
-            fd = os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
-        except FileExistsError:
-            continue
-        except OSError:
-            break
-        with os.fdopen(fd, "wb") as f:
-            f.write(body.block)
-        p.load_files[body.file_id] = name
-        return True
-    raise ErrorStop(f"Could not construct local filename {p.load_dir}/SQL_LOAD_MB.", pos, ev.type_code)
+    try:
+        if p.create_load_file(body.file_id, body.block) is not None:
+            return True
+    except OSError:
+        pass
+    raise BinlogError(f"Could not construct local filename {p.load_dir}/SQL_LOAD_MB.", offset=pos,
+                      type_code=ev.type_code)
 
 
 def handle_execute_load_query(p, ev, body, pos):
@@ -516,7 +391,7 @@ def handle_execute_load_query(p, ev, body, pos):
 
 
 def handle_table_map(p, ev, body, pos):
-    if isinstance(body, (G.UnknownBody, G.IgnorableBody)):
+    if isinstance(body, (D.UnknownBody, D.IgnorableBody)):
         return handle_default(p, ev, body, pos)
     if p.shall_skip_database(body.db):
         p.state.skipped_event_in_transaction = True
@@ -527,7 +402,7 @@ def handle_table_map(p, ev, body, pos):
 
 def handle_rows(p, ev, body, pos):
     st = p.state
-    if isinstance(body, (G.UnknownBody, G.IgnorableBody)):
+    if isinstance(body, (D.UnknownBody, D.IgnorableBody)):
         return handle_default(p, ev, body, pos)
     stmt_end, skip = False, False
     if ev.type_code in ROWS_TYPES or ev.type_code in RW.PRE_GA_ROWS_TYPES:

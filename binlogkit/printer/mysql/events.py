@@ -6,7 +6,7 @@ the head cache (`p.state.head`) the way the real tool writes its IO_CACHE.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_to_text
-from binlogkit.printer.events import backtick, pretty_print_str, print_time_zone_lc_db
+from binlogkit.printer.text import backtick, pretty_print_str, print_time_zone_lc_db
 from binlogkit.printer.mysql.charsets import COLLATIONS
 from binlogkit.printer.mysql.header import print_base64, print_header
 from binlogkit.printer.safety import comment_safe

@@ -9,6 +9,7 @@ from printer/mysql/verbose.py, the reference: a column the plan does not
 cover, or a value whose text the C code is not sure of, leaves the event (and
 its statement) to the Python printer, which prints it the usual way.
 """
+import copy
 import functools
 import operator
 
@@ -17,8 +18,11 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.mysql_events import _zstd_decompress
 from binlogkit.binlog.rowcompile import ImageLayout
-from binlogkit.printer.events import backtick
+from binlogkit.printer.text import backtick
 from binlogkit.printer.mysql import verbose as V
+from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
+from binlogkit.printer.mysql.events import print_query_header
+from binlogkit.printer.mysql.gtid import commit_time_parts
 from binlogkit.printer.mysql.rows import prints_gipk, table_map_text
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_AUTO, BASE64_DECODE_ROWS
@@ -108,7 +112,7 @@ def _build_text_plan(tm, kind, bitmaps, width, verbose):
 def c_text_plan(tm, kind, cols, cols_ai, width, verbose):
     """The -v/-vv plan of one kind of rows event, mysqlbinlog's text, or None.
 
-    Like printer/rows_fast.c_text_plan (kind 0 write, 1 update, 2 delete),
+    Like printer/mariadb/rows_fast.c_text_plan (kind 0 write, 1 update, 2 delete),
     with a fifth item, 1, that makes the C value printer write mysqlbinlog's
     text; cached in ``tm.plans[(kind, cols, cols_ai, width, verbose, 1)]``,
     where the C printer looks first.
@@ -282,7 +286,6 @@ class FastRows:
                 and (glob.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32) == has_crc)
 
     def _commit_time_parts(self, secs):
-        from binlogkit.printer.mysql.gtid import commit_time_parts
         parts = self._commit_times[secs] = commit_time_parts(self.p.zone, secs)
         if len(self._commit_times) > 4096:
             self._commit_times.clear()
@@ -343,8 +346,6 @@ def _decompressors():
 
 def _decode(data, pos, has_crc, fmt, type_code):
     """(RawEvent, body) of the event in `data` as the driver decodes it, or None."""
-    from binlogkit.printer.mysql.driver import ReadError, decode_body
-    from binlogkit.printer.mysql.gtid import IgnorableBody, UnknownBody
     raw = speedups.frame(data, 0, pos, has_crc)
     if raw is None or raw.type_code != type_code:
         return None
@@ -361,9 +362,6 @@ def _steady_query(p, raw, body):
     """The C printer's entry for a BEGIN or COMMIT whose print_query_header text
     leaves the state as it is: (from '\terror_code' on, what follows the
     timestamp's seconds, what follows the timestamp line), else None."""
-    import copy
-
-    from binlogkit.printer.mysql.events import print_query_header
     if body.query not in (b"BEGIN", b"COMMIT"):
         return None
     st = p.state

@@ -7,11 +7,13 @@ process_event).  Tagged GTIDs (type 42, 8.4+) and tagged GTID sets are
 printed the way mysqlbinlog 8.4/9.x prints them (8.0.41 cannot read them).
 """
 import zlib
-from dataclasses import dataclass
 
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import mysql_events as M
 from binlogkit.binlog.reader import RawEvent
+from binlogkit.errors import BinlogError
+from binlogkit.printer.driver import StopDump
+from binlogkit.printer.mysql.decode import INVALID_EVENT, ReadError, decode_body
 from binlogkit.printer.mysql.header import print_header
 
 _U64 = (1 << 64) - 1
@@ -19,80 +21,6 @@ _U64 = (1 << 64) - 1
 FAST_TYPES = frozenset({L.ROWS_QUERY_LOG_EVENT, L.TABLE_MAP_EVENT, L.QUERY_EVENT})
 # Transaction_payload's compression type names (compression/base.cpp type_to_string)
 COMPRESSION_NAMES = {0: b"ZSTD", 255: b"NONE"}
-
-DECODABLE = frozenset({
-    L.ROWS_QUERY_LOG_EVENT, L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT,
-    L.PREVIOUS_GTIDS_LOG_EVENT, L.TRANSACTION_CONTEXT_EVENT, L.VIEW_CHANGE_EVENT,
-    L.TRANSACTION_PAYLOAD_EVENT, L.GTID_TAGGED_LOG_EVENT,
-})
-
-
-@dataclass(slots=True)
-class FormatDescriptionBody:
-    format: object          # MysqlFormat
-    flags: int
-
-    @property
-    def binlog_version(self):
-        return self.format.binlog_version
-
-    @property
-    def server_version(self):
-        return self.format.server_version
-
-    @property
-    def created(self):
-        return self.format.created
-
-
-@dataclass(slots=True)
-class UnknownBody:
-    type_code: int
-
-
-@dataclass(slots=True)
-class IgnorableBody:
-    type_code: int
-
-
-# -- is_valid() checks ------------------------------------------------------------------
-
-def _valid_query(ev, body, fmt):
-    if not body.query:
-        raise ValueError("empty query")
-    status_len = L.UINT16.unpack_from(ev.data, fmt.header_len + 11)[0]
-    if status_len > ev.end - fmt.header_len - fmt.post_header(ev.type_code):
-        raise ValueError("Invalid status vars length in Query event")
-
-
-def _valid_rows(ev, body, fmt):
-    if body.width == 0:
-        raise ValueError("Invalid m_width")
-
-
-def _valid_table_map(ev, body, fmt):
-    if body.column_count == 0:
-        raise ValueError("no columns")
-
-
-def _valid_user_var(ev, body, fmt):
-    if not body.name:
-        raise ValueError("Invalid name length")
-
-
-VALIDATORS = {L.QUERY_EVENT: _valid_query, L.EXECUTE_LOAD_QUERY_EVENT: _valid_query,
-              L.TABLE_MAP_EVENT: _valid_table_map, L.USER_VAR_EVENT: _valid_user_var}
-VALIDATORS.update({t: _valid_rows for t in (
-    L.WRITE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1, L.WRITE_ROWS_EVENT,
-    L.UPDATE_ROWS_EVENT, L.DELETE_ROWS_EVENT, L.PARTIAL_UPDATE_ROWS_EVENT)})
-
-
-def check_valid(ev, body, fmt):
-    """The is_valid() checks of the MySQL classes that binlogkit's decoders accept."""
-    validate = VALIDATORS.get(ev.type_code)
-    if validate is not None:
-        validate(ev, body, fmt)
-
 
 # -- GTID --------------------------------------------------------------------------------
 
@@ -252,7 +180,6 @@ def inner_event(raw, log_pos, has_crc):
 
 def print_transaction_payload(p, ev, body):
     """Transaction_payload_log_event::print of mysqlbinlog.cc."""
-    from binlogkit.printer.mysql.driver import ErrorStop, ReadError, decode_body
     head = p.state.head
     fmt = p.glob_format
     if not p.options.short_form:
@@ -275,13 +202,16 @@ def print_transaction_payload(p, ev, body):
         inner = inner_event(raw, ev.log_pos, has_crc)
         try:
             if inner.type_code == L.FORMAT_DESCRIPTION_EVENT or inner.type_code > fmt.number_of_event_types:
-                raise ReadError("Found invalid event in binary log")
+                raise ReadError(INVALID_EVENT)
             inner_body = decode_body(inner, fmt)
         except ReadError as exc:
-            raise ErrorStop(f"Error decoding Payload_log_event: {exc.text}.", ev.pos, ev.type_code) from None
-        try:
+            raise BinlogError(f"Error decoding Payload_log_event: {exc.text}.", offset=ev.pos,
+                              type_code=ev.type_code) from None
+        try:           # the payload printer ignores process_event's status
             p.process_event(inner, inner_body, ev.log_pos, True)
-        except ErrorStop as exc:    # the payload printer ignores process_event's status
+        except StopDump:
+            pass
+        except BinlogError as exc:
             p.error(exc.message)
     if not p.options.short_form:
         head.append(b"# End of compressed events.\n")

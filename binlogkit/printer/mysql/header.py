@@ -4,7 +4,7 @@ Written from the format strings of Log_event::print_header and
 Log_event::print_base64 (sql/log_event.cc, MySQL 8.0.41).
 """
 from binlogkit.binlog.layout import LOG_EVENT_HEADER_LEN, UINT32
-from binlogkit.printer.events import base64_lines
+from binlogkit.printer.text import base64_lines, header_text
 from binlogkit.printer.state import BASE64_DECODE_ROWS
 
 HEXDUMP_TITLE = (b"# Position  Timestamp   Type   Source ID        "

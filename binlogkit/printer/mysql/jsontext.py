@@ -12,21 +12,17 @@ from binlogkit.binlog.events import net_field_length
 from binlogkit.binlog.json_binary import (
     JsonBinaryError, binary_to_text, json_to_text, parse_json, sql_literal_kind,
 )
+from binlogkit.printer.mysql.verbose import write_quoted
 
 OPERATION_NAMES = {L.JSON_DIFF_REPLACE: b"JSON_REPLACE", L.JSON_DIFF_INSERT: b"JSON_INSERT",
                    L.JSON_DIFF_REMOVE: b"JSON_REMOVE"}
 SEPARATOR = b"\n###      "
 
 
-def _quoted(data):
-    from binlogkit.printer.mysql.verbose import write_quoted
-    return write_quoted(data)
-
-
 def column(data):
     """A whole JSON column value, quoted for the ### line."""
     try:
-        return _quoted(binary_to_text(data))
+        return write_quoted(binary_to_text(data))
     except (JsonBinaryError, ValueError, IndexError):
         return b"Invalid JSON\n"
 
@@ -38,8 +34,8 @@ def diff_value(value):
     if kind == "raw":
         return text
     if kind == "cast":
-        return b"CAST(" + _quoted(text) + b" AS JSON)"
-    return _quoted(text)
+        return b"CAST(" + write_quoted(text) + b" AS JSON)"
+    return write_quoted(text)
 
 
 class _DiffError(Exception):
@@ -101,7 +97,7 @@ def diff(data, col_name):
     for i, name in enumerate(names):
         op = data[pos]
         path_len, pos = _length(data, pos + 1, end, "")
-        out.append(_quoted(data[pos:pos + path_len]))
+        out.append(write_quoted(data[pos:pos + path_len]))
         pos += path_len
         if op != L.JSON_DIFF_REMOVE:
             out.append(b", ")

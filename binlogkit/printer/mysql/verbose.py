@@ -10,12 +10,15 @@ VECTOR columns (9.0+) print like mysqlbinlog 9.x does.
 """
 import struct
 
+from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
 from binlogkit.binlog.events import net_field_length
+from binlogkit.binlog.mysql_events import parse_extra_row_info
 from binlogkit.binlog.rowvalues import decode_value
-from binlogkit.printer.events import backtick
 from binlogkit.printer.safety import comment_safe
+from binlogkit.printer.tablemeta import table_metadata
+from binlogkit.printer.text import backtick
 
 MYSQL_TYPE_VECTOR = 242
 PARTIAL_JSON_UPDATES = 1
@@ -527,7 +530,6 @@ def _generic_one_row(out, tm, cols, width, data, pos, end, clause, verbose, part
 def tm_vector_dimensions(tm):
     if MYSQL_TYPE_VECTOR not in tm.column_types:
         return ()
-    from binlogkit.printer.mysql.tablemeta import table_metadata
     return table_metadata(tm).vector_dimensionality or ()
 
 
@@ -574,7 +576,6 @@ def print_verbose(tm, body, verbose, partial, json_text):
 
 def _extra_row_info(out, body):
     """The NDB and partition lines of a rows-v2 event's extra data (print_verbose)."""
-    from binlogkit.binlog.mysql_events import parse_extra_row_info
     try:
         info = parse_extra_row_info(body.extra_data, body_type(body))
     except ValueError:
@@ -598,5 +599,4 @@ def _extra_row_info(out, body):
 
 def body_type(body):
     """A type code with the right update/partial shape for parse_extra_row_info."""
-    from binlogkit.binlog import layout as L
     return {"write": L.WRITE_ROWS_EVENT, "delete": L.DELETE_ROWS_EVENT}.get(body.kind, L.UPDATE_ROWS_EVENT)

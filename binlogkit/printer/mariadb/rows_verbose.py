@@ -22,9 +22,9 @@ from binlogkit.binlog.rowvalues import (
     CorruptRowError, UnsupportedTypeError, decode_value, resolve_type,
 )
 from binlogkit.binlog.rowcompile import Bail, ImageLayout, LayoutCache
-from binlogkit.printer.events import backtick
+from binlogkit.printer.mariadb.events import backtick
 from binlogkit.printer.safety import comment_safe
-from binlogkit.printer.rows_fast import TextEmitter
+from binlogkit.printer.mariadb.rows_fast import TextEmitter
 
 CORRUPTED = b"***Corrupted replication event was detected. Not printing the value***\n"
 COMMANDS = {

@@ -7,7 +7,6 @@ and the postamble.  Errors raise `BinlogError` after the partial output has
 been written, so the CLI can print one line and exit 1 like the real tool.
 """
 import functools
-import os
 
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
@@ -17,16 +16,14 @@ from binlogkit.binlog.reader import BinlogReader
 from binlogkit.errors import (
     BinlogError, BinlogkitError, EventDecodeError, InvalidEventError, TruncatedEventError,
 )
-from binlogkit.printer import events as P
-from binlogkit.printer.gtid_filter import GtidFiltering
+from binlogkit.printer.driver import PrinterBase, StopDump
+from binlogkit.printer.mariadb import events as P
+from binlogkit.printer.mariadb.gtid_filter import GtidFiltering
 from binlogkit.printer.state import (
     BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, MY_TIME_T_MAX, PrintState,
     row_event_positions,
 )
 
-PREAMBLE = (b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n"
-            b"/*!40019 SET @@session.max_delayed_threads=0*/;\n")
-FLUSH_AT = 1 << 16
 # bytes the C row-statement printer gets to see past its start, so that
 # statements rarely straddle the end of the read buffer
 FAST_READ_AHEAD = 1 << 16
@@ -79,21 +76,16 @@ def fast_rows_eligible(opts):
             and all(kind != "server" for _, kind, _ in opts.id_filters))
 
 
-class StopDump(Exception):
-    """--stop-position / --stop-datetime reached: end quietly."""
-
-
-class Printer:
+class Printer(PrinterBase):
     """Writes mariadb-binlog text for a sequence of binlog files."""
 
+    PREAMBLE = (b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;\n"
+                b"/*!40019 SET @@session.max_delayed_threads=0*/;\n")
+    POSTAMBLE_HEAD = b"# End of log file\nROLLBACK /* added by mysqlbinlog */;\n"
+
     def __init__(self, out, options, zone, remote=None):
-        self.out = out
-        self.remote = remote        # printer.remote.RemoteSource for -R, else local files
-        self.options = options
-        self.zone = zone
-        self._times = {}
-        self._pending = []
-        self._pending_size = 0
+        super().__init__(out, options, zone)
+        self.remote = remote        # printer.mariadb.remote.RemoteSource for -R, else local files
         self.state = PrintState()
         self.header_len = L.LOG_EVENT_HEADER_LEN
         self.options_written_mask = 0
@@ -102,8 +94,6 @@ class Printer:
         self.offset = options.offset
         self.annotate = None
         self.hexdump_from = 0
-        self.load_files = {}
-        self._load_dir = options.local_load
         # offset / start-datetime: pass nothing until the first event that qualifies
         self._skipping = bool(options.offset or options.start_datetime)
         self.encrypted = False
@@ -117,38 +107,8 @@ class Printer:
         self.flashback = None
         self.write_held = self.write   # output mariadb-binlog keeps in the event (output_buf)
         if options.flashback:
-            from binlogkit.printer.flashback import Flashback
+            from binlogkit.printer.mariadb.flashback import Flashback
             self.flashback = Flashback(self)
-
-    @property
-    def load_dir(self):
-        if self._load_dir is None:
-            import tempfile
-            self._load_dir = tempfile.gettempdir()
-        return self._load_dir
-
-    # -- output ------------------------------------------------------------
-    def write(self, data):
-        if len(data) >= FLUSH_AT:       # big text: no copy into the pending block
-            self.flush()
-            self.out.write(data)
-            return
-        self._pending.append(data)
-        self._pending_size += len(data)
-        if self._pending_size > FLUSH_AT:
-            self.flush()
-
-    def flush(self):
-        if self._pending:
-            self.out.write(b"".join(self._pending))
-            self._pending = []
-            self._pending_size = 0
-
-    def time_text(self, when):
-        text = self._times.get(when)
-        if text is None:
-            text = self._times[when] = self.zone.format_header(when).encode()
-        return text
 
     def table_map_text(self, body):
         """P.table_map_text, memoized: table maps repeat (and are cached by rows.py)."""
@@ -202,7 +162,7 @@ class Printer:
     def account_rows(self, raw, body):
         table_map = self.state.table_maps.get(body.table_id)
         if self.options.verbose:
-            from binlogkit.printer.rows_verbose import print_verbose
+            from binlogkit.printer.mariadb.rows_verbose import print_verbose
             result = print_verbose(table_map, body, self.options.verbose)
             if result.error is not None:
                 self.verbose_failed(raw, result)
@@ -223,34 +183,11 @@ class Printer:
                                type_code=raw.type_code)
 
     # -- files ---------------------------------------------------------------
-    def preamble(self):
-        opts = self.options
-        text = PREAMBLE
-        if opts.disable_log_bin:
-            text += b"/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;\n"
-        text += b"/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;\n"
-        if opts.set_charset:
-            text += (b"\n/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;"
-                     b"\n/*!40101 SET @OLD_CHARACTER_SET_RESULTS=@@CHARACTER_SET_RESULTS */;"
-                     b"\n/*!40101 SET @OLD_COLLATION_CONNECTION=@@COLLATION_CONNECTION */;"
-                     b"\n/*!40101 SET NAMES %s */;\n" % opts.set_charset.encode())
-        self.write(text)
-
-    def postamble(self):
-        opts = self.options
-        text = (b"# End of log file\nROLLBACK /* added by mysqlbinlog */;\n"
-                b"/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;\n")
-        if opts.disable_log_bin:
-            text += b"/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;\n"
-        if opts.set_charset:
-            text += (b"/*!40101 SET CHARACTER_SET_CLIENT=@OLD_CHARACTER_SET_CLIENT */;\n"
-                     b"/*!40101 SET CHARACTER_SET_RESULTS=@OLD_CHARACTER_SET_RESULTS */;\n"
-                     b"/*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */;\n")
-        text += b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n"
+    def postamble_tail(self):
         if self.gtids.any_filter:
-            text += (b"/*!100001 SET @@SESSION.SERVER_ID=@@GLOBAL.SERVER_ID */;\n"
-                     b"/*!100001 SET @@SESSION.GTID_DOMAIN_ID=@@GLOBAL.GTID_DOMAIN_ID */;\n")
-        self.write(text)
+            return (b"/*!100001 SET @@SESSION.SERVER_ID=@@GLOBAL.SERVER_ID */;\n"
+                    b"/*!100001 SET @@SESSION.GTID_DOMAIN_ID=@@GLOBAL.GTID_DOMAIN_ID */;\n")
+        return b""
 
     def dump_file(self, path, start_position, stop_position, stream=None):
         """dump_log_entries + dump_local_log_entries for one file."""
@@ -464,9 +401,6 @@ class Printer:
             raise BinlogError(errors[-1], path=reader.display_name, offset=raw.pos,
                               type_code=raw.type_code)
 
-    def shall_skip_database(self, db):
-        return self.options.database is not None and db is not None and db != self.options.database
-
     def print_skip_replication(self, raw):
         value = 1 if raw.flags & L.LOG_EVENT_SKIP_REPLICATION_F else 0
         if value != self.state.skip_replication:
@@ -486,7 +420,7 @@ class Printer:
 
 
 def _c_text_plan():
-    from binlogkit.printer.rows_fast import c_text_plan    # -v only
+    from binlogkit.printer.mariadb.rows_fast import c_text_plan    # -v only
     return c_text_plan
 
 
@@ -554,32 +488,21 @@ def print_use_stmt(p, raw, body):
 
 def handle_begin_load_query(p, reader, raw, body):
     P.print_block(p, raw, body)
-    base = os.path.join(p.load_dir, f"SQL_LOAD_MB-{body.file_id:x}")
-    for version in range(1000):
-        name = f"{base}-{version:x}"
-        try:
-            fd = os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            raise BinlogError(f"Could not construct local filename {base}: {exc.strerror}",
-                              path=reader.display_name, offset=raw.pos) from None
-        with os.fdopen(fd, "wb") as f:
-            f.write(body.block)
-        p.load_files[body.file_id] = name
-        return
+    base = p.load_file_base(body.file_id)
+    try:
+        if p.create_load_file(body.file_id, body.block) is not None:
+            return
+    except OSError as exc:
+        raise BinlogError(f"Could not construct local filename {base}: {exc.strerror}",
+                          path=reader.display_name, offset=raw.pos) from None
     raise BinlogError(f"Could not construct local filename {base}.", path=reader.display_name,
                       offset=raw.pos)
 
 
 def handle_append_block(p, reader, raw, body):
     P.print_block(p, raw, body)
-    name = p.load_files.get(body.file_id)
-    if name is None:
+    if not p.append_load_block(body.file_id, body.block):
         p.warn(f"Ignoring Append_block as there is no Create_file event for file_id: {body.file_id}")
-        return
-    with open(name, "ab") as f:
-        f.write(body.block)
 
 
 def handle_execute_load_query(p, reader, raw, body):
@@ -726,7 +649,7 @@ def dump(paths, out, options, zone, warn=None, error=None, remote=None):
 
     `warn` and `error` get the WARNING / ERROR lines the real tool writes
     to stderr besides the one error a BinlogkitError carries.  With `remote`
-    (a printer.remote.RemoteSource) the paths are log names on a server."""
+    (a printer.mariadb.remote.RemoteSource) the paths are log names on a server."""
     printer = Printer(out, options, zone, remote)
     printer.warn = warn or (lambda msg: None)
     printer.error = error or (lambda msg: None)

@@ -4,43 +4,19 @@ One `print_<event>` function per `Log_event::print()` of the MariaDB client,
 named after it.  Each writes bytes into the printer's caches (`head`, `body`,
 `tail`) or straight to its output, exactly where the real tool does.
 """
-import binascii
-
-from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
-from binlogkit.binlog.charsets import COLLATIONS
 from binlogkit.binlog.decimal import decimal_to_text
 from binlogkit.binlog.events import INCIDENT_NAMES
+from binlogkit.printer.mariadb.charsets import COLLATIONS
+from binlogkit.printer.mariadb.tablemeta import print_table_metadata
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
+from binlogkit.printer.text import (
+    backtick, base64_lines, header_text, pretty_print_str, print_time_zone_lc_db,
+)
 
-_b2a = binascii.b2a_base64
 TM_BIT_HAS_TRIGGERS_F = 1 << 14
 LOAD_DUP_REPLACE = 2
-
-
-def backtick(name):
-    return b"`" + name.replace(b"`", b"``") + b"`"
-
-
-def base64_lines_py(data):
-    """my_base64_encode: 76-column lines, then the caller's newline."""
-    encoded = _b2a(data, newline=False)
-    if len(encoded) <= 76:
-        return encoded + b"\n"
-    return b"\n".join([encoded[i:i + 76] for i in range(0, len(encoded), 76)]) + b"\n"
-
-
-def header_text_py(time_text, server_id, log_pos, checksum):
-    """Log_event::print_header: '#YYMMDD HH:MM:SS server id N  end_log_pos N [CRC32 0xN ]'."""
-    if checksum is None:
-        return b"#%s server id %d  end_log_pos %d " % (time_text, server_id, log_pos)
-    return b"#%s server id %d  end_log_pos %d CRC32 0x%08x " % (time_text, server_id, log_pos, checksum)
-
-
-# the same text from the C accelerator when it is there
-base64_lines = speedups.base64_lines if speedups is not None else base64_lines_py
-header_text = speedups.header if speedups is not None else header_text_py
 
 
 def print_header(p, raw, cache):
@@ -207,24 +183,6 @@ def print_query_header(p, raw, body, out):
     print_time_zone_lc_db(st, body, out)
 
 
-def print_time_zone_lc_db(st, body, out):
-    """The end of print_query_header, the same in mariadb-binlog and mysqlbinlog:
-    time_zone, lc_time_names and collation_database when they change."""
-    d = st.delimiter
-    if body.time_zone and st.time_zone != body.time_zone:
-        out.append(b"SET @@session.time_zone='%s'%s\n" % (body.time_zone, d))
-        st.time_zone = body.time_zone
-    if body.lc_time_names != st.lc_time_names_number:
-        out.append(b"SET @@session.lc_time_names=%d%s\n" % (body.lc_time_names, d))
-        st.lc_time_names_number = body.lc_time_names
-    if body.charset_database != st.charset_database_number:
-        if body.charset_database:
-            out.append(b"SET @@session.collation_database=%d%s\n" % (body.charset_database, d))
-        else:
-            out.append(b"SET @@session.collation_database=DEFAULT%s\n" % d)
-        st.charset_database_number = body.charset_database
-
-
 TWO_PHASE_ALTER = L.FL_START_ALTER_E1 | L.FL_COMMIT_ALTER_E1 | L.FL_ROLLBACK_ALTER_E1
 
 
@@ -254,22 +212,6 @@ def print_query(p, raw, body):
     elif body.query == b"COMMIT":
         out.append(b"START TRANSACTION\n" + p.state.delimiter + b"\n")
     p.write_held(b"".join(out))
-
-
-def pretty_print_str(text):
-    out = bytearray(b"'")
-    for c in text:
-        esc = _PRETTY_ESCAPES.get(c)
-        if esc:
-            out += esc
-        else:
-            out.append(c)
-    out += b"'"
-    return bytes(out)
-
-
-_PRETTY_ESCAPES = {0x0A: b"\\n", 0x0D: b"\\r", 0x5C: b"\\\\", 0x08: b"\\b",
-                   0x09: b"\\t", 0x27: b"\\'", 0x00: b"\\0"}
 
 
 def print_execute_load_query(p, raw, body, local_fname):
@@ -519,8 +461,7 @@ def print_table_map(p, raw, body):
         st.head.append(p.table_map_text(body))
     if not opts.short_form or opts.print_row_count:
         if opts.print_table_metadata:
-            from binlogkit.printer.tablemeta import print_columns, print_primary_key
-            st.head.append(print_columns(body) + print_primary_key(body))
+            st.head.append(print_table_metadata(body))
         if p.encoded:
             st.body.append(base64_lines(raw.data))
         if opts.verbose or opts.print_row_count or opts.flashback:

@@ -33,7 +33,7 @@ def quote_controls(data, controls):
 
 
 def _time2_text(fsp):
-    from binlogkit.printer.rows_verbose import format_value
+    from binlogkit.printer.mariadb.rows_verbose import format_value
 
     def text(raw):
         return format_value(R.MYSQL_TYPE_TIME2, fsp, _time2(raw, 0, fsp)[0])
@@ -155,7 +155,7 @@ _KINDS = ("write", "update", "delete")     # by the C printer's kind code
 
 
 def _comment(table_map, spec, verbose, is_null):
-    from binlogkit.printer.rows_verbose import type_string
+    from binlogkit.printer.mariadb.rows_verbose import type_string
     if verbose < 2:
         return b""
     return b" /* %s meta=%d nullable=%d is_null=%d */" % (
@@ -163,8 +163,8 @@ def _comment(table_map, spec, verbose, is_null):
 
 
 def _build_text_plan(table_map, kind, cols, width, verbose):
-    from binlogkit.printer.events import backtick
-    from binlogkit.printer.rows_verbose import COMMANDS, type_string
+    from binlogkit.printer.mariadb.events import backtick
+    from binlogkit.printer.mariadb.rows_verbose import COMMANDS, type_string
     command, clause1, clause2 = COMMANDS[_KINDS[kind]]
     from binlogkit.printer.safety import comment_safe
     head = (b"### " + command + b" "

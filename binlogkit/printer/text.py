@@ -1,0 +1,61 @@
+"""Text pieces both flavors print the same way (Log_event::print_header,
+my_base64_encode, pretty_print_str, the end of print_query_header).
+
+The header line and the base64 lines come from the C accelerator when it
+is there; the `_py` functions are the reference it is tested against.
+"""
+import binascii
+
+from binlogkit._accel import speedups
+
+_b2a = binascii.b2a_base64
+# pretty_print_str's C-like escapes (a quote character inside is escaped as \')
+PRETTY_ESCAPES = {0x0A: b"\\n", 0x0D: b"\\r", 0x5C: b"\\\\", 0x08: b"\\b",
+                  0x09: b"\\t", 0x27: b"\\'", 0x00: b"\\0"}
+
+
+def backtick(name):
+    return b"`" + name.replace(b"`", b"``") + b"`"
+
+
+def pretty_print_str(text, quote=b"'"):
+    """pretty_print_str: quoted, with C-like escapes (a quote char inside is left alone)."""
+    return quote + b"".join(PRETTY_ESCAPES.get(c) or bytes((c,)) for c in text) + quote
+
+
+def base64_lines_py(data):
+    """my_base64_encode: 76-column lines, then the caller's newline."""
+    encoded = _b2a(data, newline=False)
+    if len(encoded) <= 76:
+        return encoded + b"\n"
+    return b"\n".join([encoded[i:i + 76] for i in range(0, len(encoded), 76)]) + b"\n"
+
+
+def header_text_py(time_text, server_id, log_pos, checksum):
+    """Log_event::print_header: '#YYMMDD HH:MM:SS server id N  end_log_pos N [CRC32 0xN ]'."""
+    if checksum is None:
+        return b"#%s server id %d  end_log_pos %d " % (time_text, server_id, log_pos)
+    return b"#%s server id %d  end_log_pos %d CRC32 0x%08x " % (time_text, server_id, log_pos, checksum)
+
+
+# the same text from the C accelerator when it is there
+base64_lines = speedups.base64_lines if speedups is not None else base64_lines_py
+header_text = speedups.header if speedups is not None else header_text_py
+
+
+def print_time_zone_lc_db(st, body, out):
+    """The end of print_query_header, the same in mariadb-binlog and mysqlbinlog:
+    time_zone, lc_time_names and collation_database when they change."""
+    d = st.delimiter
+    if body.time_zone and st.time_zone != body.time_zone:
+        out.append(b"SET @@session.time_zone='%s'%s\n" % (body.time_zone, d))
+        st.time_zone = body.time_zone
+    if body.lc_time_names != st.lc_time_names_number:
+        out.append(b"SET @@session.lc_time_names=%d%s\n" % (body.lc_time_names, d))
+        st.lc_time_names_number = body.lc_time_names
+    if body.charset_database != st.charset_database_number:
+        if body.charset_database:
+            out.append(b"SET @@session.collation_database=%d%s\n" % (body.charset_database, d))
+        else:
+            out.append(b"SET @@session.collation_database=DEFAULT%s\n" % d)
+        st.charset_database_number = body.charset_database
