@@ -110,6 +110,29 @@ def test_only_the_command_line_knows_click():
     assert offenders == []
 
 
+FLAVORS = ("binlogkit.printer.mariadb", "binlogkit.printer.mysql")
+DOORS = {"binlogkit.printer.run"}       # chooses the flavor that prints a job
+
+
+def flavor_of(module):
+    return next((f for f in FLAVORS if module == f or module.startswith(f + ".")), None)
+
+
+def test_the_printer_flavors_are_rooms_over_one_core():
+    """printer/mariadb/ and printer/mysql/ never import each other; the shared core
+    (the rest of printer/) imports neither, except the door that picks one."""
+    crossing = []
+    for module, imports in GRAPH.items():
+        if unit_of(module) != "binlogkit.printer" or module in DOORS:
+            continue
+        mine = flavor_of(module)
+        for target, line, _ in imports:
+            theirs = flavor_of(target)
+            if theirs is not None and theirs != mine:
+                crossing.append(f"{MODULES[module].relative_to(ROOT)}:{line}: {module} -> {target}")
+    assert crossing == [], "\n".join(crossing)
+
+
 def strongly_connected(graph):
     """Tarjan's components of more than one module (iterative)."""
     index, low, on_stack, stack, comps = {}, {}, set(), [], []
