@@ -20,9 +20,10 @@ from functools import reduce
 from operator import add
 
 from binlogkit._accel import speedups as _speedups
+from binlogkit.slowlog.attrs import pt_number
 
 __all__ = ["Metric", "BoolStat", "StrStat", "bucket", "floats_and_buckets", "BUCKET_VALUES",
-           "DECADE_OF_BUCKET"]
+           "DECADE_OF_BUCKET", "EXACT_INT"]
 
 _BUCK = 1.05
 _MIN_BUCK = 0.000001
@@ -33,7 +34,7 @@ _BUCK_VALS = [0.0] + [(_BUCK ** (i - 1)) * _MIN_BUCK for i in range(1, _NUM_BUCK
 _MAX_NAMES = 100
 
 
-_EXACT_INT = 2 ** 53
+EXACT_INT = 2 ** 53
 
 
 def _bucket(v: float) -> int:
@@ -71,7 +72,7 @@ class Metric:
     def add(self, v: float):
         self.cnt += 1
         self.sum += v
-        if self.whole and not (v.is_integer() and self.sum < _EXACT_INT):
+        if self.whole and not (v.is_integer() and self.sum < EXACT_INT):
             self.whole = False
         if self.min is None or v < self.min:
             self.min = v
@@ -90,7 +91,7 @@ class Metric:
         total = None
         if whole and self.sum.is_integer():
             total = sum(values)
-            if self.sum + total < _EXACT_INT:
+            if self.sum + total < EXACT_INT:
                 self.sum += total
             else:
                 total = None
@@ -107,7 +108,7 @@ class Metric:
         ``values`` (in order) and ``buckets`` are all of them."""
         self.cnt += len(values)
         totals = [part[2] for part in parts]
-        if None not in totals and self.sum.is_integer() and self.sum + sum(totals) < _EXACT_INT:
+        if None not in totals and self.sum.is_integer() and self.sum + sum(totals) < EXACT_INT:
             self.sum += sum(totals)
         else:
             self.sum = reduce(add, values, self.sum)
@@ -165,8 +166,9 @@ _FLOAT_BUCKETS = {}     # number as written -> bucket (same keys as _FLOATS)
 
 
 def _floats_and_buckets(raw):
-    """The floats of numbers written as bytes (``\\d+(\\.\\d+)?``) or ints, and
-    their buckets; in C when the accelerator is built."""
+    """The floats of numbers written as bytes or ints (as Perl reads them:
+    :func:`~binlogkit.slowlog.attrs.pt_number`), and their buckets; in C when
+    the accelerator is built and every value is plain (``\\d+(\\.\\d+)?`` or an int)."""
     if _speedups is not None:
         got = _speedups.slowlog_numbers(raw, _BASE_OFFSET, _BASE_LOG)
         if got is not None:
@@ -183,7 +185,7 @@ def _floats_and_buckets_py(raw):
             _FLOATS.clear()
             _FLOAT_BUCKETS.clear()
         for v in set(raw).difference(_FLOATS):
-            _FLOATS[v] = f = float(v)
+            _FLOATS[v] = f = pt_number(v)
             _FLOAT_BUCKETS[v] = _bucket(f)
         floats = list(map(_FLOATS.__getitem__, raw))
     return floats, list(map(_FLOAT_BUCKETS.__getitem__, raw))

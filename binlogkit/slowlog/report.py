@@ -23,6 +23,8 @@ import datetime
 import io
 import json
 
+from binlogkit.slowlog.ptjson import qps_and_concurrency
+
 __all__ = ["iso_utc", "to_json", "to_text", "to_csv", "digest_dict"]
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -98,8 +100,7 @@ def digest_dict(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", 
                        "end": iso_utc(c.sample_end_us)},
         })
     reported = digest.classes()
-    from binlogkit.slowlog.textreport import _rate
-    rate = _rate(g)      # pt's: over its time range of # Time, 0 within one second
+    rate = qps_and_concurrency(g)      # pt's: over its time range of # Time, 0 within one second
     glob = {
         "count": sum(c.count for c in reported),
         "unique": len(reported),

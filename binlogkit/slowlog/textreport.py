@@ -19,7 +19,7 @@ import re
 
 from binlogkit.slowlog.attrs import BOOL, NUM, unit_of
 from binlogkit.slowlog.metric import histogram, pt_metrics
-from binlogkit.slowlog.ptjson import _unix, parse_timestamp
+from binlogkit.slowlog.ptjson import parse_timestamp, qps_and_concurrency
 from binlogkit.slowlog.ptsql import as_select, table_statements
 from binlogkit.slowlog.report import iso_utc
 
@@ -159,16 +159,6 @@ def _text(b):
     return b.decode("utf-8", "replace") if isinstance(b, bytes) else str(b)
 
 
-def _rate(cls):
-    """(QPS, concurrency) over pt's time range of the class (0, 0 when one second)."""
-    if cls.ts_min is None or not cls.ts_max > cls.ts_min:
-        return 0, 0
-    lo, hi = _unix(parse_timestamp(cls.ts_min)), _unix(parse_timestamp(cls.ts_max))
-    if lo is None or hi is None or hi == lo:
-        return 0, 0
-    return cls.query_time.cnt / (hi - lo), cls.query_time.sum / (hi - lo)
-
-
 def _time_range(cls):
     lo, hi = parse_timestamp(cls.ts_min), parse_timestamp(cls.ts_max)
     if lo is None:
@@ -200,7 +190,7 @@ def _histogram(cls):
 
 def _header(digest, stats, files):
     g = digest.global_
-    qps, conc = _rate(g)
+    qps, conc = qps_and_concurrency(g)
     out = [f"# Files: {', '.join(files) or '-'}",
            f"# Overall: {shorten(g.query_time.cnt, 1000)} total, "
            f"{shorten(len(digest.by_key), 1000)} unique, {shorten(round(qps, 2), 1000)} QPS, "
@@ -246,7 +236,7 @@ def _pct(v, total):
 
 
 def _class_block(digest, rank, c):
-    qps, conc = _rate(c)
+    qps, conc = qps_and_concurrency(c)
     offset = c.first_offset[1] if c.first_offset else 0
     out = ["", f"# Query {rank}: {shorten(round(qps, 2), 1000)} QPS, "
                f"{shorten(round(conc, 2), 1000)}x concurrency, ID 0x{digest.class_id(c)} "
