@@ -14,7 +14,6 @@ not counted, as in pt).
 from __future__ import annotations
 
 import math
-from array import array
 from collections import Counter
 from functools import reduce
 from operator import add
@@ -49,24 +48,18 @@ def _bucket(v: float) -> int:
 class Metric:
     """count/sum/min/max plus bucket counts for a bucketed 95th percentile."""
 
-    __slots__ = ("cnt", "sum", "min", "max", "_buckets", "_pending", "whole")
+    __slots__ = ("cnt", "sum", "min", "max", "_buckets", "whole")
 
     def __init__(self):
         self.cnt = 0
         self.sum = 0.0
         self.min = self.max = None
         self._buckets = {}
-        self._pending = array("H")     # bucket numbers not yet counted (bulk adds)
         self.whole = True              # every value an integer, the sum below 2**53
 
     @property
     def buckets(self):
         """{bucket number: count}."""
-        if self._pending:
-            mine = self._buckets
-            for b, k in Counter(self._pending).items():
-                mine[b] = mine.get(b, 0) + k
-            self._pending = array("H")
         return self._buckets
 
     def add(self, v: float):
@@ -88,39 +81,32 @@ class Metric:
         integer below 2**53 their float sum is exact in any order.  Returns
         the part (low, high, total or None) for :meth:`add_parts`."""
         self.cnt += len(values)
+        lo, hi, seq, plain = _run_stats(values, buckets, self._buckets, self.sum)
         total = None
         if whole and self.sum.is_integer():
-            total = sum(values)
+            total = plain
             if self.sum + total < EXACT_INT:
                 self.sum += total
             else:
                 total = None
         if total is None:
-            self.sum = reduce(add, values, self.sum)
+            self.sum = seq
             self.whole = False
-        part = (min(values), max(values), total)
-        self._min_max(part[0], part[1])
-        self._count(buckets)
-        return part
+        self._min_max(lo, hi)
+        return lo, hi, total
 
     def add_parts(self, parts, values, buckets):
         """Fold in the parts of other metrics (the same values split by class);
         ``values`` (in order) and ``buckets`` are all of them."""
         self.cnt += len(values)
         totals = [part[2] for part in parts]
+        seq = _run_stats(values, buckets, self._buckets, self.sum)[2]
         if None not in totals and self.sum.is_integer() and self.sum + sum(totals) < EXACT_INT:
             self.sum += sum(totals)
         else:
-            self.sum = reduce(add, values, self.sum)
+            self.sum = seq
             self.whole = False
         self._min_max(min(part[0] for part in parts), max(part[1] for part in parts))
-        self._count(buckets)
-
-    def _count(self, buckets):
-        pending = self._pending
-        pending.extend(buckets)
-        if len(pending) > 1 << 16:
-            self.buckets    # noqa: B018  (counts them)
 
     def _fold(self, lo, hi, buckets):
         self._min_max(lo, hi)
@@ -159,6 +145,23 @@ class Metric:
         return {"sum": self.sum, "min": self.min, "max": self.max,
                 "avg": self.avg, "p95": self.p95}
 
+
+
+def _run_stats(values, buckets, counts, start):
+    """(min, max, sum, plain) of floats ``values`` (at least one) in order: ``sum``
+    added one by one to ``start``, ``plain`` the same from 0.0; the counts of
+    ``buckets`` are added to the dict ``counts``.  In C when built."""
+    if _speedups is not None:
+        got = _speedups.slowlog_stats(values, buckets, counts, start)
+        if got is not None:
+            return got
+    return _run_stats_py(values, buckets, counts, start)
+
+
+def _run_stats_py(values, buckets, counts, start):
+    for b, k in Counter(buckets).items():
+        counts[b] = counts.get(b, 0) + k
+    return min(values), max(values), reduce(add, values, start), reduce(add, values, 0.0)
 
 
 _FLOATS = {}            # number as written -> float

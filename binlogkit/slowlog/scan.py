@@ -40,7 +40,7 @@ import io
 import re
 import sys
 from itertools import compress, repeat
-from operator import add, itemgetter
+from operator import add, itemgetter, mul
 
 from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.attrs import attr_pairs, user_host
@@ -129,7 +129,6 @@ class BulkScanner:
         self.machine = LineMachine(self.parser)
         self._uh_memo = {}
         self._x1_memo = {}
-        self._us_memo = {}
 
     def scan(self, sink, start=0, stop=None):
         """Scan the log to its end, or (a regular file) the bytes [start, stop):
@@ -356,14 +355,7 @@ class BulkScanner:
             mariadb = list(map(itemgetter(3), infos))
             if True not in mariadb:
                 return ends
-        memo = self._us_memo            # Query_time (float) -> microseconds
-        us = list(map(memo.get, qts))
-        if None in us:
-            if len(memo) > 65536:
-                memo.clear()
-            for q in set(qts).difference(memo):
-                memo[q] = round(q * 1_000_000)
-            us = list(map(memo.__getitem__, qts))
+        us = list(map(round, map(mul, qts, repeat(1_000_000))))    # as the parser: round(qt * 1e6)
         if mariadb is None or False not in mariadb:
             return list(map(add, ends, us))
         return [e + u if mdb else e for e, u, mdb in zip(ends, us, mariadb)]
