@@ -60,17 +60,21 @@ class InvalidEventError(BinlogError):
 
 
 class SlowlogError(BinlogkitError):
-    """A slow query log could not be read."""
+    """A slow query log could not be read or decoded: ``path``, the byte
+    ``offset`` (of the uncompressed text) and ``line`` where it happened, when known."""
 
-    def __init__(self, message, *, path=None, line=None):
+    def __init__(self, message, *, path=None, offset=None, line=None):
         super().__init__(message)
         self.message = message
         self.path = path
+        self.offset = offset
         self.line = line
 
     def __str__(self):
-        if self.path is not None and self.line is not None:
-            return f"{self.path}, line {self.line}: {self.message}"
-        if self.path is not None:
-            return f"{self.path}: {self.message}"
-        return self.message
+        where = [] if self.path is None else [str(self.path)]
+        if self.offset is not None:
+            where.append(f"offset {self.offset}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.message}" if prefix else self.message

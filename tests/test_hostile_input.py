@@ -5,6 +5,7 @@ Every run that could crash or hang runs in a subprocess under a 1 GiB
 address-space limit and a timeout.
 """
 import gzip
+import re
 import resource
 import struct
 import subprocess
@@ -112,7 +113,9 @@ def test_corrupt_gzip_slowlog(tmp_path):
     proc = run(["slowlog", "digest", str(path)])
     assert proc.returncode == 1
     lines = proc.stderr.decode().splitlines()
-    assert len(lines) == 1 and f"{path}: corrupt compressed data" in lines[0], lines
+    # file and byte offset (of the uncompressed text) where the data stops decoding
+    assert len(lines) == 1 and re.search(re.escape(str(path)) + r", offset \d+: corrupt compressed data",
+                                         lines[0]), lines
     proc = run(["report", "--binlog", *map(str, sorted(LAB.glob("mariadb-bin.*"))),
                 "--slowlog", str(path), "--server-tz", "UTC"])
     assert proc.returncode == 1

@@ -377,3 +377,28 @@ def test_c_numbers_equal_the_python_twin():
                 b"1" * 70):
         assert speedups.slowlog_numbers([b"1", odd], metric._BASE_OFFSET,
                                         metric._BASE_LOG) is None
+
+
+def test_c_stats_equal_the_python_twin():
+    """_speedups.slowlog_stats (min, max, ordered sums, bucket counts of a run's
+    values) against metric._run_stats_py; NaN, -0.0 and inf included; anything
+    but floats and in-range bucket ints is handed back (None)."""
+    from binlogkit._accel import speedups
+    from binlogkit.slowlog import metric
+    if speedups is None:
+        pytest.skip("C accelerator not built")
+    rnd = random.Random(11)
+    cases = [[0.1] * 7, [float("nan"), 1.0, 0.5], [2.0, float("nan"), -0.0, 0.0],
+             [float("inf"), 1e300, 1e300], [1e-7, 3.0]]
+    cases += [[rnd.random() * 10 ** rnd.randint(-7, 6) for _ in range(rnd.randint(1, 400))]
+              for _ in range(200)]
+    for values in cases:
+        buckets = [metric.bucket(v) for v in values]
+        start = rnd.choice([0.0, 12.5, 0.1 + 0.2])
+        mine, theirs = {3: 1, 999: 2}, {3: 1, 999: 2}
+        got = speedups.slowlog_stats(values, buckets, mine, start)
+        want = metric._run_stats_py(values, buckets, theirs, start)
+        assert repr(got) == repr(tuple(want)) and mine == theirs, values[:5]
+    for values, buckets in (([1], [0]), ([1.0], [1000]), ([1.0], [-1]), ([1.0], [1.0]),
+                            ([], []), ([1.0, 2.0], [0])):
+        assert speedups.slowlog_stats(values, buckets, {}, 0.0) is None

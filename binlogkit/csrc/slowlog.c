@@ -107,3 +107,104 @@ fail:
     Py_XDECREF(buckets);
     return NULL;
 }
+
+/*
+ *   slowlog_stats(values, buckets, counts, start) -> (min, max, sum, plain) or None
+ *
+ * Python twin: binlogkit/slowlog/metric.py _run_stats_py.  ``values`` floats
+ * (a list or tuple), ``buckets`` their bucket numbers (0..999, same length, at
+ * least one); the bucket counts are added to the dict ``counts`` ({bucket:
+ * count}); ``sum`` is the values added one by one to ``start`` in order,
+ * ``plain`` the same from 0.0; min/max as Python's min()/max() (a NaN never
+ * replaces, nor is replaced by comparison).  None when a value is not a float
+ * or a bucket not an int in range (the caller then takes the Python path).
+ */
+PyObject *
+bk_slowlog_stats(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "slowlog_stats(values, buckets, counts, start)");
+        return NULL;
+    }
+    PyObject *counts = args[2];
+    if (!PyDict_CheckExact(counts)) {
+        PyErr_SetString(PyExc_TypeError, "counts must be a dict");
+        return NULL;
+    }
+    double start = PyFloat_AsDouble(args[3]);
+    if (start == -1.0 && PyErr_Occurred())
+        return NULL;
+    PyObject *vseq = PySequence_Fast(args[0], "values must be a sequence");
+    if (vseq == NULL)
+        return NULL;
+    PyObject *bseq = PySequence_Fast(args[1], "buckets must be a sequence");
+    if (bseq == NULL) {
+        Py_DECREF(vseq);
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(vseq);
+    PyObject **vals = PySequence_Fast_ITEMS(vseq), **bucks = PySequence_Fast_ITEMS(bseq);
+    PyObject *out = NULL;
+    if (n == 0 || PySequence_Fast_GET_SIZE(bseq) != n)
+        goto python;
+    long tally[NUM_BUCK];
+    memset(tally, 0, sizeof(tally));
+    double lo = 0, hi = 0, total = start, plain = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyFloat_CheckExact(vals[i]) || !PyLong_CheckExact(bucks[i]))
+            goto python;
+        double v = PyFloat_AS_DOUBLE(vals[i]);
+        long b = PyLong_AsLong(bucks[i]);
+        if (b < 0 || b >= NUM_BUCK) {
+            PyErr_Clear();
+            goto python;
+        }
+        tally[b]++;
+        if (i == 0)
+            lo = hi = v;
+        else {
+            if (v < lo)
+                lo = v;
+            if (v > hi)
+                hi = v;
+        }
+        total += v;
+        plain += v;
+    }
+    for (int b = 0; b < NUM_BUCK; b++) {
+        if (!tally[b])
+            continue;
+        PyObject *key = PyLong_FromLong(b);
+        if (key == NULL)
+            goto done;
+        PyObject *old = PyDict_GetItemWithError(counts, key);
+        long have = 0;
+        if (old != NULL) {
+            have = PyLong_AsLong(old);
+            if (have == -1 && PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto done;
+            }
+        }
+        else if (PyErr_Occurred()) {
+            Py_DECREF(key);
+            goto done;
+        }
+        PyObject *val = PyLong_FromLong(have + tally[b]);
+        if (val == NULL || PyDict_SetItem(counts, key, val) < 0) {
+            Py_XDECREF(val);
+            Py_DECREF(key);
+            goto done;
+        }
+        Py_DECREF(val);
+        Py_DECREF(key);
+    }
+    out = Py_BuildValue("(dddd)", lo, hi, total, plain);
+    goto done;
+python:
+    out = Py_NewRef(Py_None);
+done:
+    Py_DECREF(vseq);
+    Py_DECREF(bseq);
+    return out;
+}

@@ -28,6 +28,9 @@
  *   slowlog_numbers(values, base_offset, base_log)
  *                                           slowlog/metric.py _floats_and_buckets_py
  *                                           (in csrc/slowlog.c)
+ *   slowlog_stats(values, buckets, counts, start)
+ *                                           slowlog/metric.py _run_stats_py
+ *                                           (in csrc/slowlog.c)
  *   payload_frames(payload, has_crc)        printer/mysql/gtid.py inner_event
  *                                           (in csrc/mysql.c)
  */
@@ -460,6 +463,9 @@ static PyMethodDef methods[] = {
     {"slowlog_numbers", (PyCFunction)(void (*)(void))bk_slowlog_numbers, METH_FASTCALL,
      "slowlog_numbers(values, base_offset, base_log) -> (floats, buckets), or None for the "
      "Python path (in csrc/slowlog.c)."},
+    {"slowlog_stats", (PyCFunction)(void (*)(void))bk_slowlog_stats, METH_FASTCALL,
+     "slowlog_stats(values, buckets, counts, start) -> (min, max, sum, plain), or None for "
+     "the Python path; bucket counts added to counts (in csrc/slowlog.c)."},
     {"payload_frames", (PyCFunction)(void (*)(void))bk_payload_frames, METH_FASTCALL,
      "payload_frames(payload, has_crc) -> the events of a Transaction_payload re-framed "
      "as mysqlbinlog prints them, or None."},

@@ -16,6 +16,9 @@ table for a few names, otherwise the first value seen decides:
 * ``string`` -- anything else (``Thread_id``, ``Last_errno``, ``InnoDB_trx_id``
   and ``host``/``ip`` are always strings, ``Killed`` is always a bool).
 
+The other entry lines both parsers read are here too: ``# User@Host:``
+(:func:`user_host`) and ``SET name=value, ...;`` (:func:`set_pairs`).
+
 Numbers carry a unit for display (:func:`unit_of`): ``time`` (names ending in
 ``time`` or ``wait``, seconds; MariaDB's ``Pages_read_time``/``Engine_time``
 are written in milliseconds), ``size`` (bytes) or ``count``.
@@ -25,13 +28,21 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ATTR_LINE", "ATTR", "EMPTY_SCHEMA", "attr_pairs", "attrs_of_lines",
+__all__ = ["ATTR_LINE", "ATTR", "EMPTY_SCHEMA", "attr_pairs", "attrs_of_lines", "USER_HOST",
+           "user_host", "SET_META", "set_pairs",
            "NUM", "BOOL", "STRING", "FIXED_TYPES", "IGNORED", "type_of", "unit_of",
            "pt_number", "is_time_attr"]
 
 ATTR_LINE = re.compile(rb"# +[A-Z][A-Za-z_]+: \S")
 ATTR = re.compile(rb"(\w+):\s+(\S+|\Z)")
 EMPTY_SCHEMA = re.compile(rb"Schema:\s+(?=\w+: )")
+# ``# User@Host: user[user] @ host [ip]  Id: N``: user, host, ip, thread id
+USER_HOST = re.compile(
+    rb"# User@Host: ([^\[]+|\[[^\[]+\]).*?@ (\S*) \[(.*)\]\s*(?:Id:\s*(\d+))?")
+# a SET line that belongs to the entry's metadata (not its query)
+SET_META = re.compile(rb"SET (?:last_insert_id|insert_id|timestamp)")
+_SET = re.compile(rb"SET\s+([^;]*)")
+_SET_SPLIT = re.compile(rb",|\s*=\s*")
 
 NUM, BOOL, STRING = "num", "bool", "string"
 
@@ -69,6 +80,22 @@ def attrs_of_lines(block: bytes) -> list:
         if line[:1] == b"#":
             out += attr_pairs(line)
     return out
+
+
+def user_host(text: bytes):
+    """(user, host, ip, thread id or None) of a line holding ``# User@Host:``,
+    or None when the line does not read as one."""
+    m = USER_HOST.search(text)
+    return m.groups() if m else None
+
+
+def set_pairs(line: bytes) -> list:
+    """The ``(name, value)`` pairs of a ``SET a=1, b=2;`` line; None when it is none."""
+    m = _SET.match(line)
+    if not m:
+        return None
+    parts = _SET_SPLIT.split(m.group(1))
+    return list(zip(parts[0::2], parts[1::2]))
 
 
 def type_of(name: bytes, first_value: bytes) -> str:

@@ -28,11 +28,11 @@ from functools import reduce
 from operator import add, itemgetter
 
 from binlogkit.slowlog.attrs import (ATTR, BOOL, IGNORED, NUM, STRING, attr_pairs, pt_number,
-                                     type_of, unit_of)
-from binlogkit._accel import speedups as _speedups
-from binlogkit.slowlog.metric import _BASE_LOG, _BASE_OFFSET, BoolStat, Metric, StrStat, bucket
+                                     set_pairs, type_of, unit_of)
+from binlogkit.slowlog.metric import BoolStat, Metric, StrStat, floats_and_buckets
 
-__all__ = ["entry_extras", "account_entry", "account_run", "pt_ts", "new_stat", "UNROLL_LIMIT"]
+__all__ = ["entry_extras", "account_entry", "account_run", "pt_ts", "new_stat", "ts_seen",
+           "UNROLL_LIMIT"]
 
 UNROLL_LIMIT = 1000
 _PER_CLASS_ONLY = frozenset({b"user", b"host", b"db"})     # strings the global does not need
@@ -41,8 +41,6 @@ SKIP = IGNORED | frozenset(FIXED) | {b"Schema"}
 _RATE = (b"Log_slow_rate_limit", b"Log_slow_rate_type")
 _PT_TS15 = re.compile(rb"[0-9: ]{15}")
 _PT_TS19 = re.compile(rb"[-0-9: T]{19}")
-_SET = re.compile(rb"SET\s+([^;]*)")
-_SET_SPLIT = re.compile(rb",|\s*=\s*")
 _PURE_SET = re.compile(rb"SET timestamp=\d+;\n\Z")
 _TS_MEMO = {}
 
@@ -144,7 +142,7 @@ def account_entry(digest, cls, ev):
             _global_sum(digest.global_, name, (v,))
     ts = pt_ts(ev.ts)
     if ts is not None:
-        _ts_seen(cls, ts, ts)
+        ts_seen(cls, ts, ts)
 
 
 def _in_order(name):
@@ -198,7 +196,7 @@ def finish_global(digest):
     g.ts_min, g.ts_max = lo, hi
 
 
-def _ts_seen(cls, lo, hi):
+def ts_seen(cls, lo, hi):
     if cls.ts_min is None or lo < cls.ts_min:
         cls.ts_min = lo
     if cls.ts_max is None or hi > cls.ts_max:
@@ -233,11 +231,8 @@ def _x2_pairs(block):
 def _set_pairs(line):
     if not line or _PURE_SET.match(line):
         return _EMPTY
-    m = _SET.match(line)
-    if not m:
-        return _EMPTY
-    parts = _SET_SPLIT.split(m.group(1))
-    return _split(_filter(list(zip(parts[0::2], parts[1::2]))))
+    pairs = set_pairs(line)
+    return _split(_filter(pairs)) if pairs else _EMPTY
 
 
 def _split(pairs):
@@ -291,28 +286,6 @@ def _run_columns(run):
     return cols
 
 
-_NUMS, _NUM_BUCKETS = {}, {}
-
-
-def _nums(raw):
-    """Floats and buckets of raw number values (as Perl reads them: pt_number)."""
-    if _speedups is not None:
-        got = _speedups.slowlog_numbers(raw, _BASE_OFFSET, _BASE_LOG)
-        if got is not None:       # plain numbers only: float() is pt_number there
-            return got
-    memo = _NUMS
-    got = list(map(memo.get, raw))
-    if None in got:
-        if len(memo) > 1 << 17:
-            memo.clear()
-            _NUM_BUCKETS.clear()
-        for v in set(raw).difference(memo):
-            f = memo[v] = float(v) if isinstance(v, int) else pt_number(v)
-            _NUM_BUCKETS[v] = bucket(f)
-        got = list(map(memo.__getitem__, raw))
-    return got, list(map(_NUM_BUCKETS.__getitem__, raw))
-
-
 def _picker(rows, n):
     if len(rows) == n:
         return lambda col: col
@@ -347,7 +320,7 @@ def account_run(digest, run, groups, all_rows):
         if kind is None:
             continue
         if kind == NUM:
-            vals, bucks = _nums([b"0" if v is None else v for v in col] if holes else col)
+            vals, bucks = floats_and_buckets([b"0" if v is None else v for v in col] if holes else col)
             rows = [r for r in all_rows if col[r] is not None] if holes else all_rows
             if rows:
                 _global_sum(glob, name, _picker(rows, -1 if holes else n)(vals))
@@ -383,4 +356,4 @@ def _run_ts(run, groups):
         got = _picker(rows, n)(ts)
         got = [t for t in got if t is not None] if None in got else got
         if got:
-            _ts_seen(target, min(got), max(got))
+            ts_seen(target, min(got), max(got))

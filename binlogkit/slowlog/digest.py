@@ -20,10 +20,10 @@ from collections import Counter
 from functools import reduce
 from operator import add, itemgetter
 
-from binlogkit.slowlog.attrstats import (UNROLL_LIMIT, _ts_seen, account_entry, account_run,
+from binlogkit.slowlog.attrstats import (UNROLL_LIMIT, ts_seen, account_entry, account_run,
                                         finish_global, pt_ts)
 from binlogkit.slowlog.fingerprint import Fingerprinter, distill, query_id
-from binlogkit.slowlog.metric import _EXACT_INT, Metric, StrStat, _floats_and_buckets
+from binlogkit.slowlog.metric import EXACT_INT, Metric, StrStat, floats_and_buckets
 
 _MAX_NAMES = 100
 _FIXED_ATTRS = {b"Query_time": "query_time", b"Lock_time": "lock_time",
@@ -150,7 +150,7 @@ class ClassStats:
         for k, (mine, theirs) in enumerate(zip(self._metrics(), other._metrics())):
             if k < 2:
                 mine.sum = reduce(add, other.values[k], mine.sum)
-                mine.whole = mine.whole and theirs.whole and mine.sum < _EXACT_INT
+                mine.whole = mine.whole and theirs.whole and mine.sum < EXACT_INT
             elif not mine.cnt:                # row counts: exact, see can_merge
                 mine.sum, mine.whole = theirs.sum, theirs.whole
             else:
@@ -177,7 +177,7 @@ class ClassStats:
     def can_merge(self, other):
         """Whether :meth:`merge` can continue the row-count sums exactly."""
         return all(not theirs.cnt or not mine.cnt or (mine.whole and theirs.whole
-                                                       and mine.sum + theirs.sum < _EXACT_INT)
+                                                       and mine.sum + theirs.sum < EXACT_INT)
                    for mine, theirs in ((self.rows_sent, other.rows_sent),
                                         (self.rows_examined, other.rows_examined)))
 
@@ -231,7 +231,7 @@ def merge_extra(mine, other, drop=(), inexact=None):
             if ordered is not None:
                 stat.sum = reduce(add, ordered, stat.sum)
             else:                   # whole numbers: exact in any order (else flagged)
-                if not (stat.whole and theirs.whole and stat.sum + theirs.sum < _EXACT_INT):
+                if not (stat.whole and theirs.whole and stat.sum + theirs.sum < EXACT_INT):
                     inexact.add(name)
                 stat.sum += theirs.sum
             stat.cnt += theirs.cnt
@@ -254,7 +254,7 @@ def merge_extra(mine, other, drop=(), inexact=None):
             mine.extra_values.setdefault(name, array("d")).extend(ordered)
     for lo, hi in ((other.ts_min, other.ts_max),):
         if lo is not None:
-            _ts_seen(mine, lo, hi)
+            ts_seen(mine, lo, hi)
     if other.last_offset is not None:
         mine.last_offset = other.last_offset
 
@@ -266,10 +266,10 @@ class _RunColumns:
                  "same_db", "same_uh")
 
     def __init__(self, run):
-        self.qt, self.qt_buckets = _floats_and_buckets(run.qt)
-        self.lt, self.lt_buckets = _floats_and_buckets(run.lt)
-        self.rs, self.rs_buckets = _floats_and_buckets(run.rs)
-        self.rx, self.rx_buckets = _floats_and_buckets(run.rx)
+        self.qt, self.qt_buckets = run.query_time, run.qt_buckets
+        self.lt, self.lt_buckets = floats_and_buckets(run.lt)
+        self.rs, self.rs_buckets = floats_and_buckets(run.rs)
+        self.rx, self.rx_buckets = floats_and_buckets(run.rx)
         self.same_db, self.same_uh = _same(run.dbs), _same(run.uh)
 
 

@@ -14,15 +14,15 @@ not counted, as in pt).
 from __future__ import annotations
 
 import math
-from array import array
 from collections import Counter
 from functools import reduce
 from operator import add
 
 from binlogkit._accel import speedups as _speedups
+from binlogkit.slowlog.attrs import pt_number
 
 __all__ = ["Metric", "BoolStat", "StrStat", "bucket", "floats_and_buckets", "BUCKET_VALUES",
-           "DECADE_OF_BUCKET"]
+           "DECADE_OF_BUCKET", "EXACT_INT"]
 
 _BUCK = 1.05
 _MIN_BUCK = 0.000001
@@ -33,7 +33,7 @@ _BUCK_VALS = [0.0] + [(_BUCK ** (i - 1)) * _MIN_BUCK for i in range(1, _NUM_BUCK
 _MAX_NAMES = 100
 
 
-_EXACT_INT = 2 ** 53
+EXACT_INT = 2 ** 53
 
 
 def _bucket(v: float) -> int:
@@ -48,30 +48,24 @@ def _bucket(v: float) -> int:
 class Metric:
     """count/sum/min/max plus bucket counts for a bucketed 95th percentile."""
 
-    __slots__ = ("cnt", "sum", "min", "max", "_buckets", "_pending", "whole")
+    __slots__ = ("cnt", "sum", "min", "max", "_buckets", "whole")
 
     def __init__(self):
         self.cnt = 0
         self.sum = 0.0
         self.min = self.max = None
         self._buckets = {}
-        self._pending = array("H")     # bucket numbers not yet counted (bulk adds)
         self.whole = True              # every value an integer, the sum below 2**53
 
     @property
     def buckets(self):
         """{bucket number: count}."""
-        if self._pending:
-            mine = self._buckets
-            for b, k in Counter(self._pending).items():
-                mine[b] = mine.get(b, 0) + k
-            self._pending = array("H")
         return self._buckets
 
     def add(self, v: float):
         self.cnt += 1
         self.sum += v
-        if self.whole and not (v.is_integer() and self.sum < _EXACT_INT):
+        if self.whole and not (v.is_integer() and self.sum < EXACT_INT):
             self.whole = False
         if self.min is None or v < self.min:
             self.min = v
@@ -87,39 +81,32 @@ class Metric:
         integer below 2**53 their float sum is exact in any order.  Returns
         the part (low, high, total or None) for :meth:`add_parts`."""
         self.cnt += len(values)
+        lo, hi, seq, plain = _run_stats(values, buckets, self._buckets, self.sum)
         total = None
         if whole and self.sum.is_integer():
-            total = sum(values)
-            if self.sum + total < _EXACT_INT:
+            total = plain
+            if self.sum + total < EXACT_INT:
                 self.sum += total
             else:
                 total = None
         if total is None:
-            self.sum = reduce(add, values, self.sum)
+            self.sum = seq
             self.whole = False
-        part = (min(values), max(values), total)
-        self._min_max(part[0], part[1])
-        self._count(buckets)
-        return part
+        self._min_max(lo, hi)
+        return lo, hi, total
 
     def add_parts(self, parts, values, buckets):
         """Fold in the parts of other metrics (the same values split by class);
         ``values`` (in order) and ``buckets`` are all of them."""
         self.cnt += len(values)
         totals = [part[2] for part in parts]
-        if None not in totals and self.sum.is_integer() and self.sum + sum(totals) < _EXACT_INT:
+        seq = _run_stats(values, buckets, self._buckets, self.sum)[2]
+        if None not in totals and self.sum.is_integer() and self.sum + sum(totals) < EXACT_INT:
             self.sum += sum(totals)
         else:
-            self.sum = reduce(add, values, self.sum)
+            self.sum = seq
             self.whole = False
         self._min_max(min(part[0] for part in parts), max(part[1] for part in parts))
-        self._count(buckets)
-
-    def _count(self, buckets):
-        pending = self._pending
-        pending.extend(buckets)
-        if len(pending) > 1 << 16:
-            self.buckets    # noqa: B018  (counts them)
 
     def _fold(self, lo, hi, buckets):
         self._min_max(lo, hi)
@@ -160,13 +147,31 @@ class Metric:
 
 
 
+def _run_stats(values, buckets, counts, start):
+    """(min, max, sum, plain) of floats ``values`` (at least one) in order: ``sum``
+    added one by one to ``start``, ``plain`` the same from 0.0; the counts of
+    ``buckets`` are added to the dict ``counts``.  In C when built."""
+    if _speedups is not None:
+        got = _speedups.slowlog_stats(values, buckets, counts, start)
+        if got is not None:
+            return got
+    return _run_stats_py(values, buckets, counts, start)
+
+
+def _run_stats_py(values, buckets, counts, start):
+    for b, k in Counter(buckets).items():
+        counts[b] = counts.get(b, 0) + k
+    return min(values), max(values), reduce(add, values, start), reduce(add, values, 0.0)
+
+
 _FLOATS = {}            # number as written -> float
 _FLOAT_BUCKETS = {}     # number as written -> bucket (same keys as _FLOATS)
 
 
 def _floats_and_buckets(raw):
-    """The floats of numbers written as bytes (``\\d+(\\.\\d+)?``) or ints, and
-    their buckets; in C when the accelerator is built."""
+    """The floats of numbers written as bytes or ints (as Perl reads them:
+    :func:`~binlogkit.slowlog.attrs.pt_number`), and their buckets; in C when
+    the accelerator is built and every value is plain (``\\d+(\\.\\d+)?`` or an int)."""
     if _speedups is not None:
         got = _speedups.slowlog_numbers(raw, _BASE_OFFSET, _BASE_LOG)
         if got is not None:
@@ -183,7 +188,7 @@ def _floats_and_buckets_py(raw):
             _FLOATS.clear()
             _FLOAT_BUCKETS.clear()
         for v in set(raw).difference(_FLOATS):
-            _FLOATS[v] = f = float(v)
+            _FLOATS[v] = f = pt_number(v)
             _FLOAT_BUCKETS[v] = _bucket(f)
         floats = list(map(_FLOATS.__getitem__, raw))
     return floats, list(map(_FLOAT_BUCKETS.__getitem__, raw))

@@ -41,7 +41,6 @@ WINDOW = 192 << 20
 _FIND_START_BYTES = 8 << 20       # the child looks this far past S for P
 _ANY = "any"                      # a child's start offset that did not matter
 _COMPRESSED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
-_STATE = ("_last_ts", "_last_end", "_last_db", "server_version", "mariadb", "clock_offset")
 
 
 def digest_files(paths, digest, zone=None, server_version=None, stats=None, workers=2):
@@ -102,8 +101,7 @@ def _window(scanner, digest, start, split, end):
                     until_us=digest.until_us)):
                 return scanner.scan(digest, start=at, stop=end)
             state, stats, lines = got[1], got[2], got[2].lines
-            for name, value in state.items():
-                setattr(scanner.parser, name, value)
+            scanner.parser.restore(state)
             scanner.stats.add(stats)
             scanner.machine.pos = end if end is not None else scanner.machine.pos
             scanner.machine.lineno += lines
@@ -169,7 +167,7 @@ def _flags_after_leading_headers(parser, offset):
     with open(parser.path, "rb") as f:
         f.seek(offset)
         for raw in io.BytesIO(f.read(1 << 16)):
-            if raw.startswith(b"#") or not scratch._is_header(raw):
+            if raw.startswith(b"#") or not scratch.is_header(raw):
                 break
     return scratch.server_version, scratch.mariadb
 
@@ -183,9 +181,8 @@ def _child(parent_parser, flags, split, end, digest, write_fd):
             pickle.dump(start, pipe)
             pipe.flush()
             if start is not None:
-                parser = SlowlogParser(path, zone=zone, server_version=flags[0])
-                parser.mariadb = flags[1]
-                parser._last_ts, parser._last_end, parser._last_db, parser.clock_offset = state
+                parser = SlowlogParser(path, zone=zone)
+                parser.restore({**state, "server_version": flags[0], "mariadb": flags[1]})
                 scanner = BulkScanner(path, parser=parser)
                 scanner.machine.pos = start
                 fp = digest.fp
@@ -198,8 +195,8 @@ def _child(parent_parser, flags, split, end, digest, write_fd):
                         return
                     scanner.close_boundary(mine)
                 # the offset it began with matters only if used before one was derived
-                start_offset = state[3] if parser.clock.used_unlearned else _ANY
-                state = {k: getattr(parser, k) for k in _STATE}
+                start_offset = state["clock_offset"] if parser.clock.used_unlearned else _ANY
+                state = parser.state()
                 pickle.dump((mine.state(), state, scanner.stats, start_offset), pipe,
                             pickle.HIGHEST_PROTOCOL)
     except BaseException:                         # the parent carries on alone
@@ -219,7 +216,7 @@ def _find_start(path, split, zone):
     found = []
 
     def known(pos):
-        if (parser._last_end is not None and parser._last_db is not None
+        if (parser.inherited.end is not None and parser.inherited.db is not None
                 and text[pos - split:pos - split + 1] == b"#"):
             found.append(pos)
             return True
@@ -229,4 +226,4 @@ def _find_start(path, split, zone):
         pass
     if not found:
         return None, None
-    return found[0], (parser._last_ts, parser._last_end, parser._last_db, parser.clock_offset)
+    return found[0], parser.state()

@@ -28,24 +28,18 @@ from __future__ import annotations
 import re
 
 from binlogkit.errors import SlowlogError
-from binlogkit.slowlog.attrs import ATTR, ATTR_LINE, EMPTY_SCHEMA, attr_pairs
+from binlogkit.slowlog.attrs import SET_META, attr_pairs, set_pairs, user_host
 from binlogkit.slowlog.clock import LogClock
 from binlogkit.slowlog.source import display_name, open_slowlog
 from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, in_range, parse_time_value
 
-__all__ = ["Entry", "ParseStats", "SlowlogParser", "parse_slowlog", "NO_QUERY"]
+__all__ = ["Entry", "ParseStats", "Inherited", "SlowlogParser", "parse_slowlog", "NO_QUERY"]
 
 NO_QUERY = b"/* No query */"
 _INF = float("inf")
 
 _PT_TS = re.compile(rb"# Time: (?:[0-9: ]{15}|[-0-9: T]{19})")
 _TS_VALUE = re.compile(rb"# Time:\s+(\S+(?:\s+\d{1,2}:\d\d:\d\d\S*)?)")
-_UH = re.compile(
-    rb"# User@Host: ([^\[]+|\[[^\[]+\]).*?@ (\S*) \[(.*)\]\s*(?:Id:\s*(\d+))?")
-_ATTR_LINE, _ATTR, _EMPTY_SCHEMA = ATTR_LINE, ATTR, EMPTY_SCHEMA   # the grammar: attrs.py
-_SET_META = re.compile(rb"SET (?:last_insert_id|insert_id|timestamp)")
-_SET = re.compile(rb"SET\s+([^;]*)")
-_SET_SPLIT = re.compile(rb",|\s*=\s*")
 _USE = re.compile(rb"use ([^;]+)")
 _HEADER = re.compile(
     rb"(?:T[cC][pP]\s[pP]ort:\s+\d+"
@@ -139,6 +133,21 @@ def _seconds(value):
     return got if got is None or got < _MAX_SECONDS else None
 
 
+class Inherited:
+    """What an entry without its own ``# Time`` or ``use``/``Schema`` takes from
+    the entries before it: the last ``# Time`` value as written (``ts``), its end
+    instant (``end``, epoch microseconds) and the last database (``db``).  The
+    line parser and the bulk scanner both keep it up to date."""
+
+    __slots__ = ("ts", "end", "db")
+
+    def __init__(self, ts=None, end=None, db=None):
+        self.ts, self.end, self.db = ts, end, db
+
+    def as_tuple(self):
+        return self.ts, self.end, self.db
+
+
 class SlowlogParser:
     """Iterate the entries of one slow log.
 
@@ -156,9 +165,7 @@ class SlowlogParser:
         self.mariadb = False
         self.stats = ParseStats()
         self.clock = LogClock(self.zone, self.stats)
-        self._last_ts = None
-        self._last_end = None
-        self._last_db = None
+        self.inherited = Inherited()
         self._ts_cache = {}
 
     @property
@@ -172,6 +179,19 @@ class SlowlogParser:
             self.clock.offset = value
             self._ts_cache.clear()
 
+    def state(self):
+        """What a parse at a later offset needs to go on as this one would
+        (picklable; see :meth:`restore`)."""
+        return {"inherited": self.inherited.as_tuple(), "server_version": self.server_version,
+                "mariadb": self.mariadb, "clock_offset": self.clock_offset}
+
+    def restore(self, state):
+        """Go on from a :meth:`state` of a parse of the text before."""
+        self.inherited = Inherited(*state["inherited"])
+        self.server_version = state["server_version"]
+        self.mariadb = state["mariadb"]
+        self.clock_offset = state["clock_offset"]
+
     def __iter__(self):
         stream = open_slowlog(self.path)
         machine = LineMachine(self)
@@ -182,12 +202,14 @@ class SlowlogParser:
             raise
         except OSError as exc:
             raise SlowlogError(f"read error: {exc.strerror or exc}", path=self.name,
-                               line=machine.lineno) from None
+                               offset=machine.pos, line=machine.lineno) from None
         finally:
             if self.path not in (None, "-"):
                 stream.close()
 
-    def _is_header(self, raw):
+    def is_header(self, raw):
+        """True when ``raw`` is a server header line (start-up, FLUSH LOGS); the
+        server version and flavour it names are taken."""
         if not (raw.startswith((b"Tcp", b"TCP", b"Time")) or b", Version" in raw):
             return False
         if not _HEADER.match(raw):
@@ -234,11 +256,10 @@ class SlowlogParser:
                     if m:
                         db = m.group(1)
             elif not got_set:
-                m = _SET.match(text)
-                if m:
+                pairs = set_pairs(text)
+                if pairs is not None:
                     got_set = True
-                    parts = _SET_SPLIT.split(m.group(1))
-                    attrs.update(zip(parts[0::2], parts[1::2]))
+                    attrs.update(pairs)
         if admin is not None:
             ev.cmd = b"Admin"
             arg = b"".join(admin)[1:]
@@ -264,10 +285,10 @@ class SlowlogParser:
         return ev
 
     def _user_host(self, ev, text, attrs):
-        m = _UH.search(text)
-        if not m:
+        got = user_host(text)
+        if got is None:
             return False
-        user, host, ip, thread_id = m.groups()
+        user, host, ip, thread_id = got
         ev.user = user
         ev.host = host or ip
         ev.ip = ip
@@ -277,10 +298,11 @@ class SlowlogParser:
 
     def _finish(self, ev, ts, db, attrs):
         ev.attrs = attrs
+        inherited = self.inherited
         if db is None:
-            db = self._last_db
+            db = inherited.db
         else:
-            self._last_db = db
+            inherited.db = db
         ev.db = db
         ev.query_time = qt = _seconds(attrs.get(b"Query_time"))
         if qt is None and b"Query_time" in attrs:
@@ -291,15 +313,15 @@ class SlowlogParser:
         ev.fingerprint = None
         mariadb = self.mariadb or b"QC_hit" in attrs
         if ts is None:
-            ev.ts_inherited = self._last_ts is not None
-            ts = self._last_ts
-            end = self._last_end
+            ev.ts_inherited = inherited.ts is not None
+            ts = inherited.ts
+            end = inherited.end
         else:
             ev.ts_inherited = False
-            end = self._line_time(ts, attrs.get(b"timestamp"), qt, mariadb)
+            end = self.line_time(ts, attrs.get(b"timestamp"), qt, mariadb)
             if end is None:
                 self.stats.bad_times += 1
-            self._last_ts, self._last_end = ts, end
+            inherited.ts, inherited.end = ts, end
         ev.ts = ts
         start = None
         start_raw = attrs.get(b"Start")
@@ -338,7 +360,7 @@ class SlowlogParser:
             self.stats.bad_times += 1
         return end
 
-    def _line_time(self, raw, stamp, qt, mariadb):
+    def line_time(self, raw, stamp, qt, mariadb):
         """Epoch microseconds of a ``# Time`` value: a zone-less one in the server
         offset its entry's ``SET timestamp`` shows (binlogkit.slowlog.clock)."""
         if self.clock.learn(raw, stamp, qt, mariadb):
@@ -425,7 +447,7 @@ class LineMachine:
         p = self.p
         st = p.stats
         build = p._build
-        is_header = p._is_header
+        is_header = p.is_header
         meta, qlines, admin = self.meta, self.qlines, self.admin
         started, prev_semi = self.started, self.prev_semi
         pos, lineno = self.pos, self.lineno
@@ -498,7 +520,7 @@ class LineMachine:
                     meta.append(raw)
                     started = True
                 elif (c == b"u" and raw.startswith(b"use ")) or (
-                        c == b"S" and _SET_META.match(raw)):
+                        c == b"S" and SET_META.match(raw)):
                     if not meta:
                         start_pos, start_line = pos, lineno
                     meta.append(raw)

@@ -30,7 +30,7 @@ from binlogkit.slowlog.fingerprint import query_id
 from binlogkit.slowlog.metric import histogram, pt_metrics
 from binlogkit.slowlog.ptsql import as_select, table_statements
 
-__all__ = ["pt_json", "pt_json_dict", "parse_timestamp"]
+__all__ = ["pt_json", "pt_json_dict", "parse_timestamp", "qps_and_concurrency", "unix_seconds"]
 
 _MYSQL_TS = re.compile(rb"(\d\d)(\d\d)(\d\d) +(\d+):(\d+):(\d+)(\.\d+)?\Z")
 _PROPER_TS = re.compile(rb"(\d\d\d\d)-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(\.\d+)?\Z")
@@ -58,7 +58,7 @@ def parse_timestamp(raw):
     return _s(raw)
 
 
-def _unix(ts):
+def unix_seconds(ts):
     m = _PROPER_TS.match(ts.encode("latin-1"))
     if not m:
         return None
@@ -207,11 +207,11 @@ def pt_json(digest, files=(), order_by=(b"Query_time", "sum"), limit=(None, 0)) 
                       separators=(",", ":")) + "\n"
 
 
-def qps_concurrency(cls):
+def qps_and_concurrency(cls):
     """(QPS, concurrency) over pt's time range of the class (0, 0 when one second)."""
     if cls.ts_min is None or not cls.ts_max > cls.ts_min:
         return 0, 0
-    lo, hi = _unix(parse_timestamp(cls.ts_min)), _unix(parse_timestamp(cls.ts_max))
+    lo, hi = unix_seconds(parse_timestamp(cls.ts_min)), unix_seconds(parse_timestamp(cls.ts_max))
     if lo is None or hi is None or hi == lo:
         return 0, 0
     return cls.query_time.cnt / (hi - lo), cls.query_time.sum / (hi - lo)

@@ -22,7 +22,7 @@ import csv
 import io
 import json
 
-from binlogkit.slowlog.ptjson import qps_concurrency
+from binlogkit.slowlog.ptjson import qps_and_concurrency
 from binlogkit.slowlog.textreport import to_text as _text_report
 from binlogkit.slowlog.timeparse import iso_utc
 
@@ -89,7 +89,7 @@ def digest_dict(digest, stats=None, files=(), limit=0, order_by=(b"Query_time", 
                        "end": iso_utc(c.sample_end_us)},
         })
     reported = digest.classes()
-    rate = qps_concurrency(g)      # pt's: over its time range of # Time, 0 within one second
+    rate = qps_and_concurrency(g)      # pt's: over its time range of # Time, 0 within one second
     glob = {
         "count": sum(c.count for c in reported),
         "unique": len(reported),

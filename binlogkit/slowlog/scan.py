@@ -40,13 +40,13 @@ import io
 import re
 import sys
 from itertools import compress, repeat
-from operator import add, itemgetter
+from operator import add, itemgetter, mul
 
 from binlogkit.errors import SlowlogError
-from binlogkit.slowlog.attrs import attr_pairs
+from binlogkit.slowlog.attrs import attr_pairs, user_host
 from binlogkit.slowlog.attrstats import pt_ts
+from binlogkit.slowlog.metric import floats_and_buckets
 from binlogkit.slowlog.parser import LineMachine, SlowlogParser
-from binlogkit.slowlog.parser import _UH as _USER_HOST
 from binlogkit.slowlog.source import open_slowlog
 
 __all__ = ["BulkScanner", "Run", "scan_slowlogs", "ENTRY", "CHUNK"]
@@ -86,10 +86,14 @@ class Run:
 
     ``ends`` are epoch microseconds (never None); ``dbs``/``users``/``hosts``
     bytes or None; ``qt``/``lt``/``rs``/``rx`` the numbers as written (bytes
-    of the form ``\\d+(\\.\\d+)?``); :meth:`offset` the byte offset of an entry.
+    of the form ``\\d+(\\.\\d+)?``); ``query_time`` the Query_times as floats
+    and ``qt_buckets`` their pt buckets (the one place the bulk path reads a
+    Query_time: :func:`~binlogkit.slowlog.metric.floats_and_buckets`);
+    :meth:`offset` the byte offset of an entry.
     """
 
     __slots__ = ("file", "n", "ends", "uh", "uh_map", "dbs", "qt", "lt", "rs", "rx",
+                 "query_time", "qt_buckets",
                  "queries", "_offset", "_users", "_hosts", "ts", "x1", "x2", "sets",
                  "end_offset", "cheap_offsets")
 
@@ -125,7 +129,6 @@ class BulkScanner:
         self.machine = LineMachine(self.parser)
         self._uh_memo = {}
         self._x1_memo = {}
-        self._us_memo = {}
 
     def scan(self, sink, start=0, stop=None):
         """Scan the log to its end, or (a regular file) the bytes [start, stop):
@@ -143,7 +146,7 @@ class BulkScanner:
             raise
         except OSError as exc:
             raise SlowlogError(f"read error: {exc.strerror or exc}", path=p.name,
-                               line=self.machine.lineno) from None
+                               offset=self.machine.pos, line=self.machine.lineno) from None
         finally:
             if gc_was_on:
                 gc.enable()
@@ -284,20 +287,24 @@ class BulkScanner:
         the row after the last one emitted."""
         cols = self._cols
         p = self.parser
+        inherited = p.inherited
         ts = cols[_TS][i:k]
         uh = cols[_UH][i:k]
         uhs = self._uh_info(uh)
         infos, distinct = self._x1_info(cols[_X1][i:k])
         m = _usable(ts, infos, distinct, uhs)
-        ends, m, last_ts, last_end = _fill_ends(ts, m, p._last_ts, p._last_end,
-                                                self._row_time(i, infos))
+        qts, qt_buckets = floats_and_buckets(cols[_QT][i:i + m])
+        ends, m, last_ts, last_end = _fill_ends(ts, m, inherited.ts, inherited.end,
+                                                self._row_time(i, infos, qts))
         if m == 0:
             return i
+        if m < len(qts):
+            qts, qt_buckets = qts[:m], qt_buckets[:m]
         k = i + m
-        run_ts = _fill_ts(ts[:m], p._last_ts)
-        dbs, last_db = _fill_dbs(cols[_DB][i:k], infos[:m], p._last_db)
-        p._last_ts, p._last_end, p._last_db = last_ts, last_end, last_db
-        ends = self._mariadb_ends(ends, cols[_QT][i:k], infos[:m])
+        run_ts = _fill_ts(ts[:m], inherited.ts)
+        dbs, last_db = _fill_dbs(cols[_DB][i:k], infos[:m], inherited.db)
+        inherited.ts, inherited.end, inherited.db = last_ts, last_end, last_db
+        ends = self._mariadb_ends(ends, qts, infos[:m])
         run = Run()
         run.file = p.name
         run.n = k - i
@@ -306,6 +313,7 @@ class BulkScanner:
         run.uh, run.uh_map = uh[:m], self._uh_memo
         run._users = run._hosts = None
         run.qt, run.lt = cols[_QT][i:k], cols[_LT][i:k]
+        run.query_time, run.qt_buckets = qts, qt_buckets
         run.rs, run.rx = cols[_RS][i:k], cols[_RX][i:k]
         run.queries = cols[_Q][i:k]
         run.ts = run_ts
@@ -326,16 +334,17 @@ class BulkScanner:
         st.entries += run.n
         return k
 
-    def _row_time(self, i, infos):
+    def _row_time(self, i, infos, qts):
         """time(r): the end instant of row i + r's own ``# Time``, converted in the
-        server offset its ``SET timestamp`` shows (as the parser does)."""
+        server offset its ``SET timestamp`` shows (as the parser does); ``qts``
+        are the Query_times of rows i, i + 1, ..."""
         cols, p = self._cols, self.parser
-        ts, sets, qts = cols[_TS], cols[_SET], cols[_QT]
+        ts, sets = cols[_TS], cols[_SET]
 
         def time(r):
             m = _STAMP.search(sets[i + r])
-            return p._line_time(ts[i + r], m.group(1) if m else None, float(qts[i + r]),
-                                p.mariadb or infos[r][3])
+            return p.line_time(ts[i + r], m.group(1) if m else None, qts[r],
+                               p.mariadb or infos[r][3])
         return time
 
     def _mariadb_ends(self, ends, qts, infos):
@@ -346,14 +355,7 @@ class BulkScanner:
             mariadb = list(map(itemgetter(3), infos))
             if True not in mariadb:
                 return ends
-        memo = self._us_memo
-        us = list(map(memo.get, qts))
-        if None in us:
-            if len(memo) > 65536:
-                memo.clear()
-            for q in set(qts).difference(memo):
-                memo[q] = round(float(q) * 1_000_000)
-            us = list(map(memo.__getitem__, qts))
+        us = list(map(round, map(mul, qts, repeat(1_000_000))))    # as the parser: round(qt * 1e6)
         if mariadb is None or False not in mariadb:
             return list(map(add, ends, us))
         return [e + u if mdb else e for e, u, mdb in zip(ends, us, mariadb)]
@@ -456,10 +458,10 @@ def _fill_dbs(uses, infos, last_db):
 def _user_host(value):
     if value[-1:] == b";":
         return None
-    m = _USER_HOST.search(b"# User@Host: " + value)
-    if not m:
+    got = user_host(b"# User@Host: " + value)
+    if got is None:
         return None
-    user, host, ip, _ = m.groups()
+    user, host, ip, _ = got
     return user, host or ip
 
 

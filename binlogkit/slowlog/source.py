@@ -62,6 +62,7 @@ class _Checked(io.RawIOBase):
     def __init__(self, inner, name):
         self._inner = inner
         self._name = name
+        self._pos = 0           # uncompressed bytes delivered so far
 
     def readable(self):
         return True
@@ -70,8 +71,10 @@ class _Checked(io.RawIOBase):
         try:
             data = self._inner.read(len(b))
         except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
-            raise SlowlogError(f"corrupt compressed data: {exc}", path=self._name) from None
+            raise SlowlogError(f"corrupt compressed data: {exc}", path=self._name,
+                               offset=self._pos) from None
         n = len(data)
+        self._pos += n
         b[:n] = data
         return n
 

@@ -19,7 +19,7 @@ import re
 
 from binlogkit.slowlog.attrs import BOOL, NUM, unit_of
 from binlogkit.slowlog.metric import histogram, pt_metrics
-from binlogkit.slowlog.ptjson import parse_timestamp, qps_concurrency
+from binlogkit.slowlog.ptjson import parse_timestamp, qps_and_concurrency
 from binlogkit.slowlog.ptsql import as_select, table_statements
 from binlogkit.slowlog.timeparse import iso_utc
 
@@ -190,7 +190,7 @@ def _histogram(cls):
 
 def _header(digest, stats, files):
     g = digest.global_
-    qps, conc = qps_concurrency(g)
+    qps, conc = qps_and_concurrency(g)
     out = [f"# Files: {', '.join(files) or '-'}",
            f"# Overall: {shorten(g.query_time.cnt, 1000)} total, "
            f"{shorten(len(digest.by_key), 1000)} unique, {shorten(round(qps, 2), 1000)} QPS, "
@@ -236,7 +236,7 @@ def _pct(v, total):
 
 
 def _class_block(digest, rank, c):
-    qps, conc = qps_concurrency(c)
+    qps, conc = qps_and_concurrency(c)
     offset = c.first_offset[1] if c.first_offset else 0
     out = ["", f"# Query {rank}: {shorten(round(qps, 2), 1000)} QPS, "
                f"{shorten(round(conc, 2), 1000)}x concurrency, ID 0x{digest.class_id(c)} "
