@@ -22,7 +22,7 @@ What the real tool does (client/mysqlbinlog.cc, sql/log_event_client.cc):
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.rowvalues import CorruptRowError, UnsupportedTypeError
+from binlogkit.errors import CorruptRowError, UnsupportedTypeError
 from binlogkit.errors import EventDecodeError
 from binlogkit.printer.mariadb import events as P
 from binlogkit.printer.mariadb.rows_verbose import _print_image

@@ -16,7 +16,7 @@ constant text around its value.
 """
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.rowcompile import Bail, ImageLayout, decimal_text_code, temporal2_code
-from binlogkit.binlog.rowvalues import _time2
+from binlogkit.binlog.rowimage import _time2
 from binlogkit.printer.mariadb.values import format_value, type_string
 from binlogkit.printer.rowtext import COMMANDS, FRAC_DIV
 from binlogkit.printer.safety import comment_safe

@@ -17,9 +17,8 @@ drops the event's text and exits 1, as mariadb-binlog does.
 """
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.rowcompile import Bail, ImageLayout, LayoutCache
-from binlogkit.binlog.rowvalues import (
-    CorruptRowError, UnsupportedTypeError, decode_value, resolve_type,
-)
+from binlogkit.binlog.rowimage import decode_value, resolve_type
+from binlogkit.errors import CorruptRowError, UnsupportedTypeError
 from binlogkit.printer.mariadb.rows_fast import TextEmitter
 from binlogkit.printer.mariadb.values import STORED_AS, format_value, type_string
 from binlogkit.printer.rowtext import COMMANDS

@@ -7,8 +7,9 @@ text; both the reference printer (rows_verbose.py) and the compiled one
 import math
 
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.rowvalues import UnsupportedTypeError, resolve_type
-from binlogkit.printer.rowtext import BLOB_NAMES, COMMANDS, FRAC_DIV, INT_NAMES
+from binlogkit.binlog.rowimage import resolve_type
+from binlogkit.errors import UnsupportedTypeError
+from binlogkit.printer.rowtext import BLOB_NAMES, FRAC_DIV, INT_NAMES
 
 _FSP_TYPES = frozenset({R.MYSQL_TYPE_TIME2, R.MYSQL_TYPE_DATETIME2, R.MYSQL_TYPE_TIMESTAMP2})
 

@@ -15,7 +15,7 @@ from binlogkit.binlog import rows as R
 from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
 from binlogkit.binlog.events import net_field_length
 from binlogkit.binlog.mysql_events import parse_extra_row_info
-from binlogkit.binlog.rowvalues import decode_value
+from binlogkit.binlog.rowimage import decode_value
 from binlogkit.printer.rowtext import BLOB_NAMES, COMMANDS, FRAC_DIV, INT_NAMES
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.tablemeta import table_metadata
