@@ -59,6 +59,32 @@ class InvalidEventError(BinlogError):
                        f"event_type: {type_code}")
 
 
+class CorruptRowError(BinlogError, ValueError):
+    """A value runs past the end of the rows data (or cannot be sized).
+
+    A BinlogError (binlog.rowvalues.Rows fills in path and offset); still a ValueError
+    for the callers that catch decoding errors as such."""
+
+    def __init__(self, message, values=None, column=None, **where):
+        BinlogError.__init__(self, message, **where)
+        self.values = values      # the values decoded before the bad column
+        self.column = column      # 0-based index of the bad column
+
+
+class UnsupportedTypeError(BinlogError, ValueError):
+    """A column type mariadb-binlog cannot print either (old DECIMAL, compressed...)."""
+
+    def __init__(self, col_type, meta, column=None, **where):
+        BinlogError.__init__(self, f"unsupported column type {col_type} meta {meta}", **where)
+        self.col_type = col_type
+        self.meta = meta
+        self.column = column      # 0-based index of the column, when known
+
+
+class JsonBinaryError(BinlogError, ValueError):
+    """The bytes are not a valid binary JSON document (mysqlbinlog: 'Invalid JSON')."""
+
+
 class SlowlogError(BinlogkitError):
     """A slow query log could not be read or decoded: ``path``, the byte
     ``offset`` (of the uncompressed text) and ``line`` where it happened, when known."""

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from binlogkit.binlog import json_binary as J
+from binlogkit.printer.mysql import jsontext as JT
 from binlogkit.binlog import layout as L
 
 
@@ -102,7 +103,7 @@ def container(value, large):
 
 
 def text(value, large=False, quoted=False):
-    return J.json_to_text(J.parse_json(encode(value, large)), quoted)
+    return JT.json_to_text(J.parse_json(encode(value, large)), quoted)
 
 
 # -- scalars, containers, formats -----------------------------------------------------
@@ -161,9 +162,9 @@ def test_doubles_follow_my_gcvt(value, expected):
 @given(st.floats(allow_nan=False, allow_infinity=False))
 @settings(max_examples=300, deadline=None)
 def test_doubles_round_trip(value):
-    printed = J.format_double(value)
+    printed = JT.format_double(value)
     assert float(printed) == value
-    assert len(printed) <= J.MY_GCVT_MAX_FIELD_WIDTH
+    assert len(printed) <= JT.MY_GCVT_MAX_FIELD_WIDTH
 
 
 # -- opaque values ---------------------------------------------------------------------
@@ -203,7 +204,7 @@ def test_decimal_opaque_keeps_scale():
     values = J.parse_json(encode([opaque(J.MYSQL_TYPE_NEWDECIMAL, nine),
                                   opaque(J.MYSQL_TYPE_NEWDECIMAL, neg)]))
     assert values == [Decimal("9.00"), Decimal("-1.054")]
-    assert J.json_to_text(values) == b"[9.00, -1.054]"
+    assert JT.json_to_text(values) == b"[9.00, -1.054]"
     with pytest.raises(J.JsonBinaryError):
         J.parse_json(encode(opaque(J.MYSQL_TYPE_NEWDECIMAL, bytes([3, 2, 0x89]))))
 
@@ -214,7 +215,7 @@ def test_other_opaques_base64_and_var_string():
            "c": opaque(252, blob)}
     printed = text(doc)
     assert printed.startswith(b'{"a": "base64:type15:VQ==", "b": "x\\"y", "c": "base64:type252:')
-    encoded = J.mysql_base64(blob)
+    encoded = JT.mysql_base64(blob)
     assert all(len(line) == 76 for line in encoded.split(b"\n")[:-1])     # mysys base64_encode
     assert printed.endswith(encoded.replace(b"\n", b"\\n") + b'"}')
     assert text(opaque(15, b"U")) == b"base64:type15:VQ=="
@@ -266,7 +267,7 @@ def test_json_diffs():
     assert [(d.function_name, d.path, d.value) for d in diffs] == [
         ("JSON_REPLACE", b"$.age", 26), ("JSON_ARRAY_INSERT", b"$.tags[1]", "new"),
         ("JSON_INSERT", b"$.x", {"a": 1}), ("JSON_REMOVE", b"$.old", None)]
-    assert [J.sql_literal_kind(d.value) for d in diffs[:3]] == ["raw", "quoted", "cast"]
+    assert [JT.sql_literal_kind(d.value) for d in diffs[:3]] == ["raw", "quoted", "cast"]
     assert J.parse_json_diffs(b"") == []
     for bad in (b"\x03\x01$", b"\x00\x05$.a", data[:-1]):
         with pytest.raises(J.JsonBinaryError):

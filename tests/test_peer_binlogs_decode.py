@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from binlogkit.binlog import json_binary as J
+from binlogkit.printer.mysql import jsontext as JT
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import mysql_events as M
 from binlogkit.binlog import rows as R
@@ -72,7 +73,7 @@ def consume(raw, body, tables, summary, reader):
                     if isinstance(value, J.PartialJson):
                         summary["partial"].append(value)
                     elif col_type == R.MYSQL_TYPE_JSON and isinstance(value, bytes):
-                        summary["json"].append(J.binary_to_text(value))
+                        summary["json"].append(JT.binary_to_text(value))
 
 
 @pytest.mark.parametrize("path", [p for p in peer_files() if p.name not in set(BROKEN) | GZIPPED],

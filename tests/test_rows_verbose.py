@@ -12,7 +12,8 @@ from binlogkit.binlog.rowvalues import (
     ABSENT, Bits, CorruptRowError, Date, DateTime, Time, Timestamp, UnsupportedTypeError,
     decode_value, iter_rows,
 )
-from binlogkit.printer.mariadb.rows_verbose import format_value, print_verbose, type_string
+from binlogkit.printer.mariadb.rows_verbose import print_verbose
+from binlogkit.printer.mariadb.values import format_value, type_string
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import oracle  # noqa: E402

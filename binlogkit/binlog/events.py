@@ -9,6 +9,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 
 from binlogkit.binlog import layout as L
+from binlogkit.binlog.decimal import decimal_bin_size
 from binlogkit.errors import EventDecodeError
 
 DECODERS = {}
@@ -51,7 +52,6 @@ def decode_unknown(data, raw, fde):
 
 def _decimal_fits(value):
     """A DECIMAL user variable: precision, scale, then that many packed bytes."""
-    from binlogkit.binlog.decimal import decimal_bin_size
     return (len(value) >= 2 and value[1] <= value[0]
             and 0 < decimal_bin_size(value[0], value[1]) <= len(value) - 2)
 
@@ -549,9 +549,6 @@ def decode_xa_prepare(data, raw, fde):
 class IncidentBody:
     incident: int
     message: bytes
-
-
-INCIDENT_NAMES = {0: b"NOTHING", 1: b"LOST_EVENTS"}
 
 
 @register(L.INCIDENT_EVENT)

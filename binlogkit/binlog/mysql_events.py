@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import net_field_length, register
+from binlogkit.binlog.reader import RawEvent
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 _INT64_MAX = (1 << 63) - 1
@@ -536,7 +537,6 @@ def _zstd_decompress(data):
 
 def split_payload_events(payload, pos):
     """Frame the events of an uncompressed payload; `pos` becomes their RawEvent.pos."""
-    from binlogkit.binlog.reader import RawEvent
     events = []
     offset = 0
     end = len(payload)

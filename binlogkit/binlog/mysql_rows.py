@@ -21,7 +21,7 @@ and raise UnsupportedTypeError.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
-from binlogkit.binlog import rowvalues as V
+from binlogkit.binlog import rowimage as V
 from binlogkit.binlog.events import net_field_length
 from binlogkit.binlog.json_binary import JsonBinaryError, PartialJson, parse_json_diffs
 

@@ -20,7 +20,7 @@ import struct
 
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.decimal import DIG2BYTES, DIG_PER_DEC1, decimal_bin_size
-from binlogkit.binlog.rowvalues import (
+from binlogkit.binlog.rowimage import (
     ABSENT, Bits, Date, DateTime, Time, Timestamp, resolve_type, _time2,
 )
 from decimal import Decimal

@@ -12,6 +12,7 @@ from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_bin_size
 from binlogkit.binlog.events import net_field_length, register, uncompress_binlog
+from binlogkit.binlog.table_metadata import parse_optional_metadata
 
 # Column types (mysql_com.h / MariaDB field types)
 MYSQL_TYPE_DECIMAL = 0
@@ -107,7 +108,6 @@ class TableMapBody:
     @property
     def metadata(self):
         """The optional metadata, parsed (table_metadata.OptionalMetadata)."""
-        from binlogkit.binlog.table_metadata import parse_optional_metadata
         return parse_optional_metadata(self.optional_metadata)
 
 

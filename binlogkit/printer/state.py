@@ -1,4 +1,5 @@
-"""Options and cross-event print state (mysqlbinlog's PRINT_EVENT_INFO)."""
+"""The print options of both flavors, and the cross-event state they share
+(mysqlbinlog's PRINT_EVENT_INFO; each flavor's state.py adds its own fields)."""
 from dataclasses import dataclass, field
 
 BASE64_NEVER = "never"
@@ -53,8 +54,10 @@ def row_event_positions(opts):
 
 
 @dataclass
-class PrintState:
-    """State carried from event to event within one binlog file."""
+class SessionState:
+    """PRINT_EVENT_INFO as both tools keep it: the session variables last printed
+    (a Query event prints only what changed), the table maps, and the caches
+    a rows statement is collected in (`head`, `body`; each flavor adds its third)."""
     delimiter: bytes = b"/*!*/;"
     db: bytes = b""
     flags2_inited: bool = False
@@ -70,19 +73,8 @@ class PrintState:
     charset_database_number: int = ILLEGAL_CHARSET_INFO_NUMBER
     thread_id: int = 0
     thread_id_printed: bool = False
-    server_id: int = 0
-    server_id_printed: bool = False
-    domain_id: int = 0
-    domain_id_printed: bool = False
-    allow_parallel: bool = True
-    allow_parallel_printed: bool = False
-    skip_replication: int = 0
     printed_fd_event: bool = False
-    event_group_active: bool = True     # GTID filters: is the current event group printed?
-    gtid_ev_flags2: int = 0
-    row_events: int = 0
     table_maps: dict = field(default_factory=dict)
     ignored_maps: dict = field(default_factory=dict)
     head: list = field(default_factory=list)
     body: list = field(default_factory=list)
-    tail: list = field(default_factory=list)

@@ -9,6 +9,8 @@ import binascii
 from binlogkit._accel import speedups
 
 _b2a = binascii.b2a_base64
+# Incident_log_event::description_text (both tools know these two)
+INCIDENT_NAMES = {0: b"NOTHING", 1: b"LOST_EVENTS"}
 # pretty_print_str's C-like escapes (a quote character inside is escaped as \')
 PRETTY_ESCAPES = {0x0A: b"\\n", 0x0D: b"\\r", 0x5C: b"\\\\", 0x08: b"\\b",
                   0x09: b"\\t", 0x27: b"\\'", 0x00: b"\\0"}

@@ -7,20 +7,22 @@ and the postamble.  Errors raise `BinlogError` after the partial output has
 been written, so the CLI can print one line and exit 1 like the real tool.
 """
 import functools
+from dataclasses import replace
 
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event, mariadb_status_view
-from binlogkit.binlog.reader import BinlogReader
+from binlogkit.binlog.reader import BinlogReader, PyRawEvent
 from binlogkit.errors import (
     BinlogError, BinlogkitError, EventDecodeError, InvalidEventError, TruncatedEventError,
 )
 from binlogkit.printer.driver import PrinterBase, StopDump
 from binlogkit.printer.mariadb import events as P
 from binlogkit.printer.mariadb.gtid_filter import GtidFiltering
+from binlogkit.printer.mariadb.state import PrintState
 from binlogkit.printer.state import (
-    BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, MY_TIME_T_MAX, PrintState,
+    BASE64_ALWAYS, BASE64_AUTO, BASE64_DECODE_ROWS, BASE64_NEVER, MY_TIME_T_MAX,
     row_event_positions,
 )
 
@@ -548,8 +550,6 @@ def rewritten_table_map(raw, body, target, fde):
     The new name replaces the old one in the event bytes (length byte and
     event length updated); the stored checksum is kept as it was, as the
     real tool keeps it."""
-    from dataclasses import replace
-    from binlogkit.binlog.reader import PyRawEvent
     start = min(fde.header_len, L.LOG_EVENT_HEADER_LEN) + 8
     data = bytes(raw.data)
     old_len = data[start]

@@ -6,13 +6,12 @@ named after it.  Each writes bytes into the printer's caches (`head`, `body`,
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_to_text
-from binlogkit.binlog.events import INCIDENT_NAMES
 from binlogkit.printer.mariadb.charsets import COLLATIONS
 from binlogkit.printer.mariadb.tablemeta import print_table_metadata
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 from binlogkit.printer.text import (
-    backtick, base64_lines, header_text, pretty_print_str, print_time_zone_lc_db,
+    INCIDENT_NAMES, backtick, base64_lines, header_text, pretty_print_str, print_time_zone_lc_db,
 )
 
 TM_BIT_HAS_TRIGGERS_F = 1 << 14

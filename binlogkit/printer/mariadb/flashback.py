@@ -22,9 +22,11 @@ What the real tool does (client/mysqlbinlog.cc, sql/log_event_client.cc):
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.rowvalues import CorruptRowError, UnsupportedTypeError
+from binlogkit.errors import CorruptRowError, UnsupportedTypeError
 from binlogkit.errors import EventDecodeError
 from binlogkit.printer.mariadb import events as P
+from binlogkit.printer.mariadb.rows_verbose import _print_image
+from binlogkit.printer.mariadb.values import type_string
 
 # the type a rows event gets in the flashback (Update keeps its type)
 FLASHBACK_TYPES = {
@@ -47,7 +49,6 @@ class RowLengthError(Exception):
 
 def image_length_reference(table_map, cols, width, data, pos, end):
     """Bytes of the row image at data[pos] (print_verbose_one_row without output)."""
-    from binlogkit.printer.mariadb.rows_verbose import _print_image
     try:
         new = _print_image([], table_map, cols, width, data, pos, end, b"", 1)
     except (CorruptRowError, UnsupportedTypeError) as exc:
@@ -59,7 +60,6 @@ def image_length_reference(table_map, cols, width, data, pos, end):
 
 def image_steps(table_map, cols, width):
     """(null-bitmap bytes, [(type, meta, printable)] per column in the image)."""
-    from binlogkit.printer.mariadb.rows_verbose import type_string
     nset = bin(int.from_bytes(cols[:(width + 7) // 8], "little") & ((1 << width) - 1)).count("1")
     types, metas = table_map.column_types, table_map.column_meta
     steps = [(types[i], metas[i], type_string(types[i], metas[i]) is not None)

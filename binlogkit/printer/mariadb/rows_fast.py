@@ -5,22 +5,25 @@ layout (table map, columns bitmap, null bitmap, verbosity) becomes one
 function that slices the values and formats the whole `### SET` block with
 a single bytes ``%`` operation, the `/* TYPE meta=... */` comments and
 NULL lines being part of the format constant.  The text is the one
-`rows_verbose.format_value` (the reference) produces; anything the compiled
+`values.format_value` (the reference) produces; anything the compiled
 code does not handle raises `Bail`, and `print_verbose` prints that event
 with the reference instead.
 
 `c_text_plan` gives the same layouts to the C accelerator
 (`speedups.rows_text`, and the whole-statement printer behind
-dump.fast_rows_eligible): each image's column program plus, per column, the
+driver.fast_rows_eligible): each image's column program plus, per column, the
 constant text around its value.
 """
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.rowcompile import Bail, ImageLayout, decimal_text_code, temporal2_code
-from binlogkit.binlog.rowvalues import _time2
+from binlogkit.binlog.rowimage import _time2
+from binlogkit.printer.mariadb.values import format_value, type_string
+from binlogkit.printer.rowtext import COMMANDS, FRAC_DIV
+from binlogkit.printer.safety import comment_safe
+from binlogkit.printer.text import backtick
 
 __all__ = ["TextEmitter", "quote_controls", "c_text_plan"]
 
-_FRAC_DIV = (1000000, 100000, 10000, 1000, 100, 10, 1)
 _NOT_CONTROL = bytes(range(0x20, 0x100))
 _ESCAPES = {i: b"\\x%02x" % i for i in range(0x20)}
 
@@ -33,7 +36,6 @@ def quote_controls(data, controls):
 
 
 def _time2_text(fsp):
-    from binlogkit.printer.mariadb.rows_verbose import format_value
 
     def text(raw):
         return format_value(R.MYSQL_TYPE_TIME2, fsp, _time2(raw, 0, fsp)[0])
@@ -44,7 +46,7 @@ def _frac_piece(fsp, usec):
     """(format, args) of the '.ffffff' part for `fsp` digits, or nothing for fsp 0."""
     if not fsp:
         return b"", []
-    div = _FRAC_DIV[fsp]
+    div = FRAC_DIV[fsp]
     return b".%%0%dd" % fsp, ["%s // %d" % (usec, div) if div != 1 else usec]
 
 
@@ -155,7 +157,6 @@ _KINDS = ("write", "update", "delete")     # by the C printer's kind code
 
 
 def _comment(table_map, spec, verbose, is_null):
-    from binlogkit.printer.mariadb.rows_verbose import type_string
     if verbose < 2:
         return b""
     return b" /* %s meta=%d nullable=%d is_null=%d */" % (
@@ -163,10 +164,7 @@ def _comment(table_map, spec, verbose, is_null):
 
 
 def _build_text_plan(table_map, kind, cols, width, verbose):
-    from binlogkit.printer.mariadb.events import backtick
-    from binlogkit.printer.mariadb.rows_verbose import COMMANDS, type_string
     command, clause1, clause2 = COMMANDS[_KINDS[kind]]
-    from binlogkit.printer.safety import comment_safe
     head = (b"### " + command + b" "
             + comment_safe(backtick(table_map.db) + b"." + backtick(table_map.table))
             + b"\n" + clause1)

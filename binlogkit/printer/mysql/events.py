@@ -6,7 +6,7 @@ the head cache (`p.state.head`) the way the real tool writes its IO_CACHE.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_to_text
-from binlogkit.printer.text import backtick, pretty_print_str, print_time_zone_lc_db
+from binlogkit.printer.text import INCIDENT_NAMES, backtick, pretty_print_str, print_time_zone_lc_db
 from binlogkit.printer.mysql.charsets import COLLATIONS
 from binlogkit.printer.mysql.header import print_base64, print_header
 from binlogkit.printer.safety import comment_safe
@@ -18,7 +18,6 @@ OPTION_NO_FOREIGN_KEY_CHECKS = 1 << 26
 OPTION_RELAXED_UNIQUE_CHECKS = 1 << 27
 REMOVED_SQL_MODES = 0x1003FF00          # sql_mode bits gone in 8.0.5
 LOAD_DUP_REPLACE = 2
-INCIDENT_DESCRIPTIONS = {0: b"NOTHING", 1: b"LOST_EVENTS"}
 Q_SQL_REQUIRE_PRIMARY_KEY = 19
 Q_DEFAULT_TABLE_ENCRYPTION = 20
 
@@ -271,7 +270,7 @@ def print_stop(p, ev, body):
 
 
 def print_incident(p, ev, body):
-    name = INCIDENT_DESCRIPTIONS.get(body.incident, b"UNKNOWN")
+    name = INCIDENT_NAMES.get(body.incident, b"UNKNOWN")
     _header_only(p, ev, b"\n# Incident: %s\nRELOAD DATABASE; # Shall generate syntax error\n" % name)
 
 

@@ -18,14 +18,15 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.mysql_events import _zstd_decompress
 from binlogkit.binlog.rowcompile import ImageLayout
-from binlogkit.printer.text import backtick
 from binlogkit.printer.mysql import verbose as V
 from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
 from binlogkit.printer.mysql.events import print_query_header
 from binlogkit.printer.mysql.gtid import commit_time_parts
 from binlogkit.printer.mysql.rows import prints_gipk, table_map_text
+from binlogkit.printer.rowtext import COMMANDS
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_AUTO, BASE64_DECODE_ROWS
+from binlogkit.printer.text import backtick
 
 FLAVOR_MYSQL = 1
 # print_row_statements' ctx: where the transaction state sits, how long it is
@@ -91,7 +92,7 @@ def _column_texts(tm, spec, verbose):
 
 
 def _build_text_plan(tm, kind, bitmaps, width, verbose):
-    command, clause1, clause2 = V.COMMANDS[_KINDS[kind]]
+    command, clause1, clause2 = COMMANDS[_KINDS[kind]]
     head = (b"### " + command + b" " + comment_safe(backtick(tm.db) + b"." + backtick(tm.table))
             + b"\n" + clause1)
     images = []

@@ -7,6 +7,7 @@
 import re
 
 from binlogkit.binlog import layout as L
+from binlogkit.binlog.mysql_events import GtidSetEntry, encode_gtid_set
 from binlogkit.errors import BinlogkitError
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
@@ -49,7 +50,6 @@ class GtidSet:
     def encoded(self):
         """The set as Gtid_set::encode writes it (COM_BINLOG_DUMP_GTID): SIDs and
         tags in order, intervals merged, ends exclusive."""
-        from binlogkit.binlog.mysql_events import GtidSetEntry, encode_gtid_set
         entries = []
         for (sid, tag), intervals in sorted(self.intervals.items()):
             merged = []

@@ -15,7 +15,8 @@ from binlogkit.binlog import rows as R
 from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
 from binlogkit.binlog.events import net_field_length
 from binlogkit.binlog.mysql_events import parse_extra_row_info
-from binlogkit.binlog.rowvalues import decode_value
+from binlogkit.binlog.rowimage import decode_value
+from binlogkit.printer.rowtext import BLOB_NAMES, COMMANDS, FRAC_DIV, INT_NAMES
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.tablemeta import table_metadata
 from binlogkit.printer.text import backtick
@@ -24,13 +25,6 @@ MYSQL_TYPE_VECTOR = 242
 PARTIAL_JSON_UPDATES = 1
 _FLOAT = struct.Struct("<f").unpack_from
 _DOUBLE = struct.Struct("<d").unpack_from
-_FRAC_DIV = (1000000, 100000, 10000, 1000, 100, 10, 1)
-_INT_NAMES = {R.MYSQL_TYPE_TINY: (b"TINYINT", 1), R.MYSQL_TYPE_SHORT: (b"SHORTINT", 2),
-              R.MYSQL_TYPE_INT24: (b"MEDIUMINT", 3), R.MYSQL_TYPE_LONG: (b"INT", 4),
-              R.MYSQL_TYPE_LONGLONG: (b"LONGINT", 8)}
-_BLOB_NAMES = {1: b"TINYBLOB/TINYTEXT", 2: b"BLOB/TEXT", 3: b"MEDIUMBLOB/MEDIUMTEXT",
-               4: b"LONGBLOB/LONGTEXT"}
-
 # get_quote_table(): \b \f \n \r \t \\ \' by name, other bytes < 0x20 as \xNN
 _QUOTE = {i: b"\\x%02x" % i for i in range(0x20)}
 _QUOTE.update({0x08: b"\\b", 0x0C: b"\\f", 0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t",
@@ -78,7 +72,7 @@ class StopRow(Exception):
 
 
 def _frac(usec, dec):
-    return b".%0*d" % (dec, usec // _FRAC_DIV[dec]) if dec else b""
+    return b".%0*d" % (dec, usec // FRAC_DIV[dec]) if dec else b""
 
 
 def _string_length(meta):
@@ -96,7 +90,7 @@ def print_value(out, data, pos, col_type, meta, col_name, is_partial, dims, json
     length = 0
     if col_type == R.MYSQL_TYPE_STRING:
         length, col_type = _string_length(meta)
-    name = _INT_NAMES.get(col_type)
+    name = INT_NAMES.get(col_type)
     if name is not None:
         if pos is None:
             out.append(b"NULL")
@@ -241,7 +235,7 @@ def _p_set(out, data, pos, t, meta, *_):
 
 
 def _p_blob(out, data, pos, t, meta, *_):
-    typestr = _BLOB_NAMES.get(meta)
+    typestr = BLOB_NAMES.get(meta)
     if typestr is None:
         out.append(b"!! Unknown BLOB packlen=0")
         raise StopRow()
@@ -398,15 +392,15 @@ def _print_datetime2(out, data, pos, col_type, meta, json_text):
     if meta:
         frac = int.from_bytes(data[pos + 5:pos + 5 + nfrac], "big", signed=True)
         usec = frac * (10000, 100, 1)[nfrac - 1]
-        text += b".%0*d" % (meta, usec // _FRAC_DIV[meta])
+        text += b".%0*d" % (meta, usec // FRAC_DIV[meta])
     out.append(b"'" + text + b"'")
     return 5 + nfrac
 
 
 def _value_printer(col_type, meta):
     """A printer for non-NULL values of one column (the generic print_value underneath)."""
-    if col_type in _INT_NAMES:
-        return _int_printer(_INT_NAMES[col_type][1])
+    if col_type in INT_NAMES:
+        return _int_printer(INT_NAMES[col_type][1])
     if col_type == R.MYSQL_TYPE_DOUBLE and meta == 8:
         return _print_double
     if col_type == R.MYSQL_TYPE_DATETIME2 and meta <= 6:
@@ -531,13 +525,6 @@ def tm_vector_dimensions(tm):
     if MYSQL_TYPE_VECTOR not in tm.column_types:
         return ()
     return table_metadata(tm).vector_dimensionality or ()
-
-
-COMMANDS = {
-    "write": (b"INSERT INTO", b"### SET\n", None),
-    "delete": (b"DELETE FROM", b"### WHERE\n", None),
-    "update": (b"UPDATE", b"### WHERE\n", b"### SET\n"),
-}
 
 
 def print_verbose(tm, body, verbose, partial, json_text):

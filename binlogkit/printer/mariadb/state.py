@@ -1,0 +1,20 @@
+"""mariadb-binlog's PRINT_EVENT_INFO: the shared session state plus MariaDB's own."""
+from dataclasses import dataclass, field
+
+from binlogkit.printer.state import SessionState
+
+
+@dataclass
+class PrintState(SessionState):
+    """State carried from event to event within one binlog file."""
+    server_id: int = 0
+    server_id_printed: bool = False
+    domain_id: int = 0
+    domain_id_printed: bool = False
+    allow_parallel: bool = True
+    allow_parallel_printed: bool = False
+    skip_replication: int = 0
+    event_group_active: bool = True     # GTID filters: is the current event group printed?
+    gtid_ev_flags2: int = 0
+    row_events: int = 0
+    tail: list = field(default_factory=list)
