@@ -176,7 +176,6 @@ def strongly_connected(graph):
     return comps
 
 
-@pytest.mark.xfail(strict=True, reason="binlog rows and printer cycles: being moved apart")
 def test_no_import_cycles():
     """No cycle between modules, counting imports inside functions too."""
     cycles = strongly_connected(GRAPH)
