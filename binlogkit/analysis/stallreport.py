@@ -43,11 +43,11 @@ from __future__ import annotations
 import datetime
 import math
 import os
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from binlogkit._record import field, record
 from binlogkit.analysis.commitgaps import commit_gaps
 from binlogkit.analysis.pileups import check_statements, statements_frame
 from binlogkit.analysis.rotations import restarts as find_restarts
@@ -69,7 +69,7 @@ MIN_GAP_S = 1.0              # commit-free stretches of the binlogs (whole secon
 OVERLAP_SLACK_S = 60.0
 
 
-@dataclass
+@record(slots=False)
 class Report:
     doc: dict
     statements: pd.DataFrame

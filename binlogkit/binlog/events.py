@@ -6,8 +6,8 @@ Unknown types decode to `UnknownBody`.  No I/O and no printing here.
 """
 import struct
 import zlib
-from dataclasses import dataclass, field, replace
 
+from binlogkit._record import field, record, replace
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_bin_size
 from binlogkit.errors import EventDecodeError
@@ -39,7 +39,7 @@ def decode_event(raw, fde, path=None):
                                 path=path, offset=raw.pos, type_code=raw.type_code) from None
 
 
-@dataclass(slots=True)
+@record
 class UnknownBody:
     type_code: int
 
@@ -86,7 +86,7 @@ def uncompress_binlog(data):
 
 # -- format description, rotate, stop ---------------------------------------
 
-@dataclass(slots=True)
+@record
 class FormatDescriptionBody:
     binlog_version: int
     server_version: bytes
@@ -100,7 +100,7 @@ def decode_format_description(data, raw, fde):
     return FormatDescriptionBody(version, server_version.split(b"\0", 1)[0], created)
 
 
-@dataclass(slots=True)
+@record
 class RotateBody:
     position: int
     new_log_ident: bytes
@@ -114,7 +114,7 @@ def decode_rotate(data, raw, fde):
     return RotateBody(position, bytes(data[start + post:]))
 
 
-@dataclass(slots=True)
+@record
 class EmptyBody:
     pass
 
@@ -126,7 +126,7 @@ def decode_stop(data, raw, fde):
 
 # -- query family --------------------------------------------------------------
 
-@dataclass(slots=True)
+@record
 class QueryBody:
     thread_id: int
     exec_time: int
@@ -323,7 +323,7 @@ def decode_execute_load_query(data, raw, fde):
 
 # -- small statement-context events -----------------------------------------------
 
-@dataclass(slots=True)
+@record
 class IntvarBody:
     type: int
     value: int
@@ -334,7 +334,7 @@ def decode_intvar(data, raw, fde):
     return IntvarBody(*L.INTVAR_BODY.unpack_from(data, fde.header_len + fde.post_header(L.INTVAR_EVENT)))
 
 
-@dataclass(slots=True)
+@record
 class RandBody:
     seed1: int
     seed2: int
@@ -345,7 +345,7 @@ def decode_rand(data, raw, fde):
     return RandBody(*L.RAND_BODY.unpack_from(data, fde.header_len + fde.post_header(L.RAND_EVENT)))
 
 
-@dataclass(slots=True)
+@record
 class XidBody:
     xid: int
 
@@ -355,7 +355,7 @@ def decode_xid(data, raw, fde):
     return XidBody(L.XID_BODY.unpack_from(data, fde.header_len + fde.post_header(L.XID_EVENT))[0])
 
 
-@dataclass(slots=True)
+@record
 class UserVarBody:
     name: bytes
     is_null: bool
@@ -389,7 +389,7 @@ def decode_user_var(data, raw, fde):
 
 # -- LOAD DATA ---------------------------------------------------------------------
 
-@dataclass(slots=True)
+@record
 class BlockBody:
     file_id: int
     block: bytes
@@ -403,7 +403,7 @@ def decode_block(data, raw, fde):
     return BlockBody(file_id, bytes(data[pos + post:]))
 
 
-@dataclass(slots=True)
+@record
 class DeleteFileBody:
     file_id: int
 
@@ -415,7 +415,7 @@ def decode_delete_file(data, raw, fde):
 
 # -- MariaDB control events ------------------------------------------------------------
 
-@dataclass(slots=True)
+@record
 class AnnotateRowsBody:
     query: bytes
 
@@ -425,7 +425,7 @@ def decode_annotate_rows(data, raw, fde):
     return AnnotateRowsBody(bytes(data[fde.header_len + fde.post_header(L.ANNOTATE_ROWS_EVENT):]))
 
 
-@dataclass(slots=True)
+@record
 class BinlogCheckpointBody:
     file_name: bytes
 
@@ -438,14 +438,14 @@ def decode_binlog_checkpoint(data, raw, fde):
     return BinlogCheckpointBody(bytes(data[start:start + name_len]))
 
 
-@dataclass(slots=True)
+@record
 class XidValue:
     format_id: int
     gtrid: bytes
     bqual: bytes
 
 
-@dataclass(slots=True)
+@record
 class MariadbGtidBody:
     seq_no: int
     domain_id: int
@@ -513,7 +513,7 @@ def _gtid_extra(body, data, pos):
     return pos
 
 
-@dataclass(slots=True)
+@record
 class GtidListBody:
     gtids: list   # of (domain_id, server_id, seq_no)
     flags: int
@@ -531,7 +531,7 @@ def decode_gtid_list(data, raw, fde):
     return GtidListBody(gtids, flags)
 
 
-@dataclass(slots=True)
+@record
 class XaPrepareBody:
     one_phase: bool
     xid: XidValue
@@ -545,7 +545,7 @@ def decode_xa_prepare(data, raw, fde):
     return XaPrepareBody(one_phase, xid)
 
 
-@dataclass(slots=True)
+@record
 class IncidentBody:
     incident: int
     message: bytes
@@ -563,7 +563,7 @@ def decode_incident(data, raw, fde):
     return IncidentBody(incident, message)
 
 
-@dataclass(slots=True)
+@record
 class StartEncryptionBody:
     scheme: int
     key_version: int

@@ -5,7 +5,7 @@ Layouts: MySQL 5.7 libbinlogevents load_data_events.cpp (copy_load_event,
 Create_file_event), log_event.cc (Slave_log_event), log_event_old.cc and
 5.1's pack_row() for the pre-GA row images.
 """
-from dataclasses import dataclass
+from binlogkit._record import record
 
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import register
@@ -16,7 +16,7 @@ def _need(data, pos, size, what):
         raise ValueError(f"{what} truncated")
 
 
-@dataclass(slots=True)
+@record
 class StartV3Body:
     binlog_version: int
     server_version: bytes
@@ -29,7 +29,7 @@ def decode_start_v3(data, raw, fde):
     return StartV3Body(version, server_version.split(b"\0", 1)[0], created)
 
 
-@dataclass(slots=True)
+@record
 class LoadBody:
     """Load_event / New_load (and Create_file: file_id and block set)."""
     thread_id: int
@@ -127,7 +127,7 @@ def decode_create_file(data, raw, fde):
     return body
 
 
-@dataclass(slots=True)
+@record
 class ExecLoadBody:
     file_id: int
 
@@ -137,7 +137,7 @@ def decode_exec_load(data, raw, fde):
     return ExecLoadBody(L.UINT32.unpack_from(data, fde.header_len)[0])
 
 
-@dataclass(slots=True)
+@record
 class SlaveBody:
     master_pos: int
     master_port: int

@@ -11,15 +11,13 @@ GTID events expose what the stall analysis needs under the server's names:
 and as UTC datetimes via `*_commit_datetime`), `transaction_length`,
 `last_committed`, `sequence_number`.
 """
-import datetime as _dt
 import threading
-from dataclasses import dataclass, field
 
+from binlogkit._record import field, record
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import net_field_length, register
 from binlogkit.binlog.reader import RawEvent
 
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 _INT64_MAX = (1 << 63) - 1
 _UINT64_MASK = (1 << 64) - 1
 
@@ -45,7 +43,9 @@ def format_uuid(sid):
 
 def microseconds_to_datetime(micros):
     """A UTC datetime for microseconds since the epoch."""
-    return _EPOCH + _dt.timedelta(microseconds=micros)
+    import datetime     # lazy: the printer never asks, and its start-up counts
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    return epoch + datetime.timedelta(microseconds=micros)
 
 
 # -- mysql::serialization (libs/mysql/serialization/variable_length_integers.h) --
@@ -92,7 +92,7 @@ def _read_serialized_string(data, pos, end, max_length):
 
 # -- GTID, ANONYMOUS_GTID, GTID_TAGGED ------------------------------------------
 
-@dataclass(slots=True)
+@record
 class MysqlGtidBody:
     """Gtid_event: an assigned, anonymous or tagged GTID and its commit data.
 
@@ -276,7 +276,7 @@ def decode_tagged_gtid(data, raw, fde):
 
 # -- PREVIOUS_GTIDS and encoded GTID sets ---------------------------------------------
 
-@dataclass(slots=True)
+@record
 class GtidSetEntry:
     sid: bytes
     tag: bytes
@@ -287,7 +287,7 @@ class GtidSetEntry:
         return format_uuid(self.sid)
 
 
-@dataclass(slots=True)
+@record
 class PreviousGtidsBody:
     gtid_format: int    # GTID_FORMAT_UNTAGGED or GTID_FORMAT_TAGGED (8.4+)
     entries: list       # of GtidSetEntry, in log order
@@ -378,7 +378,7 @@ def decode_previous_gtids(data, raw, fde):
 
 # -- ROWS_QUERY, TRANSACTION_CONTEXT, VIEW_CHANGE, HEARTBEAT ----------------------------
 
-@dataclass(slots=True)
+@record
 class RowsQueryBody:
     query: bytes
 
@@ -392,7 +392,7 @@ def decode_rows_query(data, raw, fde):
     return RowsQueryBody(bytes(data[pos:]))
 
 
-@dataclass(slots=True)
+@record
 class TransactionContextBody:
     server_uuid: bytes
     thread_id: int
@@ -430,7 +430,7 @@ def decode_transaction_context(data, raw, fde):
                                   write_set, read_set)
 
 
-@dataclass(slots=True)
+@record
 class ViewChangeBody:
     view_id: bytes
     seq_number: int
@@ -459,7 +459,7 @@ def decode_view_change(data, raw, fde):
     return ViewChangeBody(view_id, seq_number, info)
 
 
-@dataclass(slots=True)
+@record
 class HeartbeatBody:
     log_filename: bytes
     log_position: int       # the header's log_pos (v1) or the TLV field (v2)
@@ -494,7 +494,7 @@ def decode_heartbeat_v2(data, raw, fde):
 
 # -- TRANSACTION_PAYLOAD (8.0.20+ binlog_transaction_compression) -------------------
 
-@dataclass(slots=True)
+@record
 class TransactionPayloadBody:
     """Transaction_payload_event: the TLV header and the events it carries.
 
@@ -585,7 +585,7 @@ def decode_transaction_payload(data, raw, fde):
 
 # -- rows v2 extra data -----------------------------------------------------------------
 
-@dataclass(slots=True)
+@record
 class ExtraRowInfo:
     ndb_info: bytes = None          # the NDB chunk: length byte, format byte, data
     partition_id: int = None

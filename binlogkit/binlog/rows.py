@@ -6,9 +6,9 @@ event into images; turning the column bytes into values is `rowvalues`' job.
 """
 import struct
 import zlib
-from dataclasses import dataclass, field
 
 from binlogkit._accel import speedups
+from binlogkit._record import field, record
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_bin_size
 from binlogkit.binlog.events import net_field_length, register, uncompress_binlog
@@ -85,7 +85,7 @@ def parse_column_metadata(types, meta_bytes):
     return metas
 
 
-@dataclass(slots=True)
+@record
 class TableMapBody:
     table_id: int
     flags: int
@@ -165,7 +165,7 @@ def _decode_table_map(data, header_len, post_len):
                         bytes(data[pos + nbytes:]))
 
 
-@dataclass(slots=True)
+@record
 class RowsBody:
     table_id: int
     flags: int

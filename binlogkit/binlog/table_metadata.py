@@ -10,9 +10,9 @@ columns, charsets to the character columns, strings to ENUM/SET columns,
 geometry types to GEOMETRY columns, dimensions to VECTOR columns, in
 column order.
 """
-from dataclasses import dataclass, field
-from typing import NamedTuple
+from collections import namedtuple
 
+from binlogkit._record import field, record
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import net_field_length
 
@@ -27,12 +27,13 @@ MARIADB_CHARACTER_TYPES = frozenset({_STRING, _VAR_STRING, _VARCHAR, _BLOB, _GEO
 ENUM_SET_TYPES = frozenset({_ENUM, _SET})
 
 
-class DefaultCharset(NamedTuple):
-    default: int            # the collation of most columns
-    exceptions: list        # (index among the counted columns, collation) pairs
+class DefaultCharset(namedtuple("DefaultCharset", "default exceptions")):
+    """`default`: the collation of most columns; `exceptions`: (index among the counted
+    columns, collation) pairs."""
+    __slots__ = ()
 
 
-@dataclass(slots=True)
+@record
 class OptionalMetadata:
     """The optional metadata fields as written; None for a field not present."""
     signedness: list = None                 # bools, one per numeric column (+ padding)
@@ -187,7 +188,7 @@ class CharsetIterator:
 
 # -- per column ---------------------------------------------------------------------
 
-@dataclass(slots=True)
+@record
 class ColumnInfo:
     index: int
     type: int                   # the real type (ENUM/SET/STRING resolved from metadata)

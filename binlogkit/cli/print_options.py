@@ -9,12 +9,12 @@ would pass, without importing click: `binlogkit print` starts faster.
 Kinds: "bool" (--name / --skip-name), "flag" (--name only), "count" (-v -v),
 "str", "int", "multi" (repeatable, a tuple), "choice" (case-insensitive).
 """
-from dataclasses import dataclass
+from binlogkit._record import record
 
 __all__ = ["OPTIONS", "Option", "UnparsedError", "parse", "getopt_spec"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True, slots=False)
 class Option:
     decls: tuple            # ("-s", "--short-form"): a short letter and the long names
     kind: str

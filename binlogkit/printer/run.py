@@ -8,7 +8,7 @@ options; a program can build one directly:
 The flavor comes from the first file's format description event (MariaDB server
 versions contain "MariaDB"); `flavor="mysql"|"mariadb"` overrides it.
 """
-from dataclasses import dataclass
+from binlogkit._record import record
 
 from binlogkit.errors import BinlogkitError
 from binlogkit.printer.mariadb.driver import dump
@@ -16,7 +16,7 @@ from binlogkit.printer.flavor import detect_flavor
 from binlogkit.printer.state import PrintOptions
 
 
-@dataclass
+@record(slots=False)
 class PrintJob:
     files: list
     options: PrintOptions

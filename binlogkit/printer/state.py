@@ -1,6 +1,6 @@
 """The print options of both flavors, and the cross-event state they share
 (mysqlbinlog's PRINT_EVENT_INFO; each flavor's state.py adds its own fields)."""
-from dataclasses import dataclass, field
+from binlogkit._record import field, record
 
 BASE64_NEVER = "never"
 BASE64_AUTO = "auto"
@@ -10,7 +10,7 @@ ILLEGAL_CHARSET_INFO_NUMBER = 0xFFFFFFFF
 MY_TIME_T_MAX = (1 << 63) - 1
 
 
-@dataclass
+@record(slots=False)
 class PrintOptions:
     """The mysqlbinlog/mariadb-binlog options that shape the text."""
     short_form: bool = False
@@ -53,7 +53,7 @@ def row_event_positions(opts):
     return opts.print_row_event_positions
 
 
-@dataclass
+@record(slots=False)
 class SessionState:
     """PRINT_EVENT_INFO as both tools keep it: the session variables last printed
     (a Query event prints only what changed), the table maps, and the caches

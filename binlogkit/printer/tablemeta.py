@@ -9,7 +9,7 @@ collation table, which types take a charset or a signedness flag, the type
 names only one of them knows, how a name is quoted -- is a `Dialect` each
 flavor defines (printer/mariadb/tablemeta.py, printer/mysql/tablemeta.py).
 """
-from dataclasses import dataclass
+from binlogkit._record import record
 
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.table_metadata import CharsetIterator, OptionalMetadata, parse_optional_metadata
@@ -28,7 +28,7 @@ _BLOB_NAMES = {1: (b"TINYBLOB", b"TINYTEXT"), 2: (b"BLOB", b"TEXT"),
                3: (b"MEDIUMBLOB", b"MEDIUMTEXT"), 4: (b"LONGBLOB", b"LONGTEXT")}
 
 
-@dataclass(frozen=True)
+@record(frozen=True, slots=False)
 class Dialect:
     """What one tool's print_columns does its own way."""
     collations: dict                # collation id -> (charset, collation, maxlen)

@@ -5,17 +5,17 @@ authenticated pymysql connection with them: the unix socket for localhost
 (or no host) unless `--protocol=TCP`, else TCP; `MYSQL_PWD` when no password
 is given; TLS with --ssl/--ssl-ca/--ssl-cert/--ssl-key.
 """
-import dataclasses
 import getpass
 import os
 
+from binlogkit._record import record
 from binlogkit.remote.protocol import ServerError, _server_error
 
 DEFAULT_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
 PROTOCOLS = ("tcp", "socket", "pipe", "memory")
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True, slots=False)
 class ConnectOptions:
     host: str = None
     port: int = 0

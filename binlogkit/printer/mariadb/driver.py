@@ -7,9 +7,9 @@ and the postamble.  Errors raise `BinlogError` after the partial output has
 been written, so the CLI can print one line and exit 1 like the real tool.
 """
 import functools
-from dataclasses import replace
 
 from binlogkit._accel import speedups
+from binlogkit._record import replace
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event, mariadb_status_view

@@ -1,10 +1,10 @@
 """mariadb-binlog's PRINT_EVENT_INFO: the shared session state plus MariaDB's own."""
-from dataclasses import dataclass, field
+from binlogkit._record import field, record
 
 from binlogkit.printer.state import SessionState
 
 
-@dataclass
+@record(slots=False)
 class PrintState(SessionState):
     """State carried from event to event within one binlog file."""
     server_id: int = 0

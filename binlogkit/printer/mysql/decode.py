@@ -4,8 +4,8 @@ their is_valid() checks, and the Binlog_read_error texts it prints.
 Shared by the driver, the Transaction_payload printer (inner events) and the
 C path's fallbacks (printer/mysql/fast.py).
 """
-from dataclasses import dataclass
 
+from binlogkit._record import record
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import decode_event
 from binlogkit.errors import EventDecodeError
@@ -42,7 +42,7 @@ class ReadError(Exception):
         self.text = text
 
 
-@dataclass(slots=True)
+@record
 class FormatDescriptionBody:
     format: object          # MysqlFormat
     flags: int
@@ -60,12 +60,12 @@ class FormatDescriptionBody:
         return self.format.created
 
 
-@dataclass(slots=True)
+@record
 class UnknownBody:
     type_code: int
 
 
-@dataclass(slots=True)
+@record
 class IgnorableBody:
     type_code: int
 

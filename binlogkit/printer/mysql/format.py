@@ -8,8 +8,8 @@ reads the algorithm and the number of event types the way the MySQL client
 does, from the FDE's own bytes.
 """
 import re
-from dataclasses import dataclass
 
+from binlogkit._record import record
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.reader import version_split
 
@@ -20,7 +20,7 @@ CHECKSUM_VERSION_SPLIT = (5, 6, 1)
 PRE_GA_TREE = re.compile(rb"5\.(1\.[1-5]-a_drop5|2\.[0-2]-a_drop6)")
 
 
-@dataclass(slots=True)
+@record
 class MysqlFormat:
     binlog_version: int
     server_version: bytes

@@ -5,15 +5,15 @@ PRINT_EVENT_INFO across all the files it prints).  The three caches are lists
 of byte strings that the driver copies to the output where mysqlbinlog calls
 copy_event_cache_to_file_and_reinit().
 """
-from dataclasses import dataclass, field
 
+from binlogkit._record import field, record
 from binlogkit.printer.state import ILLEGAL_CHARSET_INFO_NUMBER, SessionState
 
 UNDEFINED_SERVER_VERSION = 999999
 INVALID_XID = 0xFFFFFFFFFFFFFFFF
 
 
-@dataclass
+@record(slots=False)
 class MysqlState(SessionState):
     default_collation_for_utf8mb4_number: int = ILLEGAL_CHARSET_INFO_NUMBER
     sql_require_primary_key: int = 0xFF

@@ -1,0 +1,160 @@
+"""Record classes (`@record`): what binlogkit used `@dataclass` for, at a fraction of
+the import cost.
+
+`binlogkit print` is often run once per small file, so its start-up counts.  The
+dataclasses module imports inspect (and with it ast, dis, tokenize) and spends
+~0.3 ms per class; the event bodies, table maps and print state are ~40 classes.
+`record` generates only `__init__` (one small compile per class; `__repr__`,
+`__eq__` and `__hash__` are shared functions over the class's field names), with
+the same semantics for what binlogkit uses:
+
+    @record                      # __slots__ by default; record(slots=False) keeps a __dict__
+    class GtidBody:
+        seq_no: int
+        domain_id: int = 0
+        plans: dict = field(default_factory=dict, compare=False, repr=False)
+
+Fields are the class's annotations in order, after those of record bases;
+defaults and `field(default_factory=...)` as in dataclasses; `frozen=True`
+makes instances immutable and hashable; `eq` compares the `compare` fields of
+two instances of the same class; a mutable record is unhashable, as a
+dataclass is.  `replace(obj, **changes)` is dataclasses.replace, `fields(cls)`
+the field names.  tests/test_record.py holds the two side by side.
+"""
+from operator import attrgetter
+
+__all__ = ["record", "field", "replace", "fields", "FrozenInstanceError"]
+
+_MISSING = object()
+
+
+class FrozenInstanceError(AttributeError):
+    """Assignment to a field of a frozen record."""
+
+
+class field:
+    """A field's options: default, default_factory, and whether eq/repr use it."""
+    __slots__ = ("default", "default_factory", "compare", "repr")
+
+    def __init__(self, *, default=_MISSING, default_factory=_MISSING, compare=True, repr=True):
+        if default is not _MISSING and default_factory is not _MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.default, self.default_factory = default, default_factory
+        self.compare, self.repr = compare, repr
+
+
+def fields(cls_or_obj):
+    """The field names, in order."""
+    return cls_or_obj.__record_fields__
+
+
+def replace(obj, **changes):
+    """A copy of `obj` with `changes` (dataclasses.replace)."""
+    values = {name: getattr(obj, name) for name in obj.__record_fields__}
+    unknown = set(changes) - set(values)
+    if unknown:
+        raise TypeError(f"{type(obj).__name__} has no field(s) {', '.join(sorted(unknown))}")
+    values.update(changes)
+    return type(obj)(**values)
+
+
+def record(cls=None, *, frozen=False, slots=True):
+    """Class decorator (usable bare or with options)."""
+    def wrap(cls):
+        return _build(cls, frozen, slots)
+    return wrap if cls is None else wrap(cls)
+
+
+def _collect(cls):
+    """[(name, field)] of the record bases, then of `cls`'s own annotations."""
+    specs = {}
+    for base in reversed(cls.__mro__[1:]):
+        specs.update(getattr(base, "__record_specs__", {}))
+    for name in cls.__dict__.get("__annotations__", {}):
+        value = cls.__dict__.get(name, _MISSING)
+        specs[name] = value if isinstance(value, field) else field(default=value)
+    return specs
+
+
+def _key(names):
+    """obj -> the tuple of its `names` (attrgetter gives a bare value for one name)."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
+
+
+def _repr(self):
+    values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__record_shown__)
+    return f"{type(self).__qualname__}({values})"
+
+
+def _eq(self, other):
+    if other.__class__ is self.__class__:
+        return self.__record_key__(self) == other.__record_key__(other)
+    return NotImplemented
+
+
+def _hash(self):
+    return hash(self.__record_key__(self))
+
+
+def _frozen_setattr(self, name, value):
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self, name):
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _init_source(specs, frozen, env):
+    """`__init__`'s source: the only generated method (the hot one)."""
+    params, body = [], []
+    seen_default = False
+    for name, spec in specs.items():
+        if spec.default is not _MISSING:
+            env[f"_d_{name}"] = spec.default
+            params.append(f"{name}=_d_{name}")
+            value, seen_default = name, True
+        elif spec.default_factory is not _MISSING:
+            env[f"_f_{name}"] = spec.default_factory
+            params.append(f"{name}=_MISSING")
+            value, seen_default = f"_f_{name}() if {name} is _MISSING else {name}", True
+        elif seen_default:
+            raise TypeError(f"non-default argument {name!r} follows default argument")
+        else:
+            params.append(name)
+            value = name
+        body.append(f"    _setattr(self, {name!r}, {value})" if frozen
+                    else f"    self.{name} = {value}")
+    return "\n".join([f"def __init__(self, {', '.join(params)}):", *(body or ["    pass"])])
+
+
+def _build(cls, frozen, slots):
+    specs = _collect(cls)
+    names = tuple(specs)
+    env = {"_MISSING": _MISSING, "_setattr": object.__setattr__}
+    exec(_init_source(specs, frozen, env), env)     # noqa: S102  (generated here, as dataclasses does)
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    attrs = {key: value for key, value in cls.__dict__.items()
+             if key not in names and key not in ("__dict__", "__weakref__")}
+    attrs.update(__init__=init, __repr__=_repr, __eq__=_eq, __record_fields__=names,
+                 __record_specs__=specs, __match_args__=names,
+                 __record_shown__=tuple(n for n in names if specs[n].repr),
+                 __record_key__=staticmethod(_key([n for n in names if specs[n].compare])))
+    if frozen:
+        attrs.update(__setattr__=_frozen_setattr, __delattr__=_frozen_delattr, __hash__=_hash)
+    else:
+        attrs["__hash__"] = None
+    if not slots:       # as dataclasses: plain defaults stay readable on the class
+        attrs.update({n: spec.default for n, spec in specs.items()
+                      if n in cls.__dict__ and spec.default is not _MISSING})
+    else:
+        inherited = set()
+        for base in cls.__mro__[1:]:
+            inherited.update(getattr(base, "__slots__", ()))
+        attrs["__slots__"] = tuple(n for n in names if n not in inherited)
+    return type(cls)(cls.__name__, cls.__bases__, attrs)

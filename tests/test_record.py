@@ -1,0 +1,100 @@
+"""binlogkit._record.record against dataclasses.dataclass on the same classes."""
+import dataclasses
+import pickle
+
+import pytest
+
+from binlogkit._record import FrozenInstanceError, field, fields, record, replace
+
+
+def make(decorate, field_fn, **options):
+    @decorate(**options)
+    class Body:
+        type_code: int
+        name: bytes = b""
+        items: list = field_fn(default_factory=list)
+        plans: dict = field_fn(default_factory=dict, compare=False, repr=False)
+
+        def size(self):
+            return len(self.name)
+    return Body
+
+
+def pairs():
+    return [(make(record, field, **r), make(dataclasses.dataclass, dataclasses.field, **d))
+            for r, d in [({}, {"slots": True}), ({"slots": False}, {}),
+                         ({"frozen": True, "slots": False}, {"frozen": True})]]
+
+
+@pytest.mark.parametrize("ours,theirs", pairs())
+def test_same_behaviour_as_a_dataclass(ours, theirs):
+    for args, kw in [((1,), {}), ((2, b"x"), {"items": [1]}), ((), {"type_code": 3, "plans": {1: 2}})]:
+        a, b = ours(*args, **kw), theirs(*args, **kw)
+        assert repr(a).replace("make.<locals>.", "") == repr(b).replace("make.<locals>.", "")
+        assert [getattr(a, n) for n in fields(a)] == [getattr(b, f.name)
+                                                       for f in dataclasses.fields(b)]
+        assert a.size() == b.size()
+    assert ours(1, b"a", plans={1: 1}) == ours(1, b"a", plans={2: 2})     # plans not compared
+    assert ours(1) != ours(2) and ours(1) != theirs(1)
+    assert ours(1).items is not ours(1).items                             # a fresh list each
+    with pytest.raises(TypeError):
+        ours()
+    with pytest.raises(TypeError):
+        ours(1, nosuch=2)
+
+
+def test_slots_by_default_and_unhashable_when_mutable():
+    Body = make(record, field)
+    assert not hasattr(Body(1), "__dict__")
+    with pytest.raises(AttributeError):
+        Body(1).other = 2
+    with pytest.raises(TypeError):
+        hash(Body(1))
+
+
+def test_frozen_is_immutable_and_hashable():
+    Body = make(record, field, frozen=True, slots=False)
+    body = Body(1, b"n", items=())
+    with pytest.raises(FrozenInstanceError):
+        body.name = b"m"
+    with pytest.raises(AttributeError):         # FrozenInstanceError is an AttributeError
+        del body.name
+    assert hash(body) == hash(Body(1, b"n", items=(), plans={5: 5}))
+
+
+def test_replace_and_inheritance():
+    @record(slots=False)
+    class Base:
+        delimiter: bytes = b"/*!*/;"
+        maps: dict = field(default_factory=dict)
+
+    @record(slots=False)
+    class State(Base):
+        server_id: int = 0
+
+    state = State(server_id=5)
+    assert fields(State) == ("delimiter", "maps", "server_id")
+    assert repr(state).endswith("State(delimiter=b'/*!*/;', maps={}, server_id=5)")
+    other = replace(state, server_id=6)
+    assert other.server_id == 6 and other.delimiter == b"/*!*/;" and other.maps == {}
+    assert State.delimiter == b"/*!*/;"         # plain defaults stay on the class, as in dataclasses
+    with pytest.raises(TypeError):
+        replace(state, nosuch=1)
+
+
+def test_a_field_without_default_after_defaults_is_an_error():
+    with pytest.raises(TypeError):
+        @record
+        class Bad:
+            a: int = 0
+            b: int
+
+
+def test_picklable_at_module_level():
+    assert pickle.loads(pickle.dumps(Module(1, "x"))) == Module(1, "x")
+
+
+@record
+class Module:
+    a: int
+    b: str = ""
