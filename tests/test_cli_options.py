@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ BINLOG = str(Path(__file__).resolve().parents[1] / "fixtures" / "binlog" / "none
 
 def _print(*args):
     return subprocess.run([sys.executable, "-m", "binlogkit", "print", *args, BINLOG],
-                          capture_output=True, env={"TZ": "UTC", "PATH": "/usr/bin:/bin"})
+                          capture_output=True, env={"TZ": "UTC", "PATH": "/usr/bin:/bin",
+                               "TMPDIR": tempfile.gettempdir()})
 
 
 @pytest.mark.parametrize("extra", [["--no-defaults"], ["--defaults-group-suffix=_a"],

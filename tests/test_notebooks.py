@@ -49,7 +49,8 @@ def test_outputs_are_stripped(path):
 
 def _imports(source):
     """Modules a cell imports (IPython magics and shell lines left out)."""
-    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    code = "\n".join(line for line in source.splitlines()
+                     if not line.lstrip().startswith(("%", "!")))
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Import):
             yield from (a.name for a in node.names)
@@ -147,7 +148,8 @@ def _readme_command(prefix):
 
 def test_extras_have_what_the_readme_runs_the_notebooks_with():
     tomllib = pytest.importorskip("tomllib")
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
     install = _readme_command("pip install -e '.[notebooks]'")
     assert install and "notebooks" in extras
     for extra in ("test", "notebooks"):

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ REAL = shutil.which("mariadb-binlog")
 
 def _env(home, **extra):
     return {"TZ": "UTC", "LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home), **extra}
+            "HOME": str(home), "TMPDIR": tempfile.gettempdir(), **extra}
 
 
 def _binlogkit(args, env):

@@ -4,6 +4,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 
@@ -122,7 +123,8 @@ def test_posixrules_in_fresh_process(tz):
     calls there, so compare in a fresh process (as mysqlbinlog runs)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run([sys.executable, "-c", FRESH.format(root=root)],
-                         env={"TZ": tz, "PATH": os.environ.get("PATH", "")},
+                         env={"TZ": tz, "PATH": os.environ.get("PATH", ""),
+                              "TMPDIR": tempfile.gettempdir()},
                          capture_output=True, text=True, check=True).stdout
     n, bad = out.split(" ", 1)
     assert int(n) > 3000 and bad.strip() == "[]"
@@ -143,7 +145,7 @@ def test_tz_unset_and_default_rules(tmp_path):
     ref = ZoneTable.from_tz("AAA3BBB,M3.2.0,M11.1.0")
     assert all(zt.localtime(t)[:-1] == ref.localtime(t)[:-1]
                for t in range(0, 2**32, 86400 * 7 + 3607))
-    env_tzdir = {"TZDIR": str(tmp_path), "TZ": "AAA3BBB"}
+    env_tzdir = {"TZDIR": str(tmp_path), "TZ": "AAA3BBB", "TMPDIR": str(tmp_path)}
     code = "import time; print(time.localtime(1689000000).tm_gmtoff)"
     out = subprocess.run([sys.executable, "-c", code], env=env_tzdir,
                          capture_output=True, text=True).stdout.strip()
@@ -351,7 +353,8 @@ def test_mktime_first_matches_real_mariadb_binlog(tmp_path, tz, wall):
     log = tmp_path / "q.bin"
     _query_binlog(log, expected - 4000, 8000)
     arg = "--start-datetime=%04d-%02d-%02d %02d:%02d:%02d" % wall
-    out = subprocess.run(["mariadb-binlog", arg, str(log)], env={"TZ": tz},
+    out = subprocess.run(["mariadb-binlog", arg, str(log)],
+                         env={"TZ": tz, "TMPDIR": str(tmp_path)},
                          capture_output=True, text=True).stdout
     first = next(line for line in out.splitlines()
                  if line.startswith("SET TIMESTAMP="))

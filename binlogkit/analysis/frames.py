@@ -68,6 +68,8 @@ from binlogkit.analysis.records import (
 from binlogkit.analysis.rotations import restarts, rotations_table
 from binlogkit.analysis.stalls import find_stalls
 from binlogkit.binlog.layout import TYPE_NAMES
+from binlogkit.slowlog.clock import warn_zone
+from binlogkit.slowlog.parser import ParseStats
 
 __all__ = ["events_frame", "transactions_frame", "rotations_frame", "slowlog_frame",
            "stalls_frame", "events_chunks", "transactions_chunks", "file_frame", "empty_frame",
@@ -268,24 +270,31 @@ def stalls_frame(binlogs, slowlogs, *, server_tz=None, min_latency=0.5, min_dura
     `binlogkit.analysis.stalls`.  Times are UTC; `server_tz` is read as in
     slowlog_frame.  Statements at least `min_latency` s slow make a stall of at
     least `min_duration` s."""
-    from binlogkit.slowlog.clock import warn_zone
-    from binlogkit.slowlog.parser import ParseStats
     commits = []
     files = rotations_frame(binlogs, commits=commits)
     stats = ParseStats()
     statements = statements_frame(paths_list(slowlogs), zone=server_tz, stats=stats)
     warn_zone(stats, server_tz)
     rotations = rotations_table(files)
-    gaps = None
-    if commits:
-        gaps = commit_gaps(commits, rotations=[int(a.timestamp()) for a in rotations["at"].dropna()])
-    covered = None
-    if len(files):      # the binlogs' span on the server's clock (client-set times left out)
-        first = files["clock_first"].where(files["clock_first"].notna(), files["first_event"])
-        last = files["clock_last"].where(files["clock_last"].notna(), files["last_event"])
-        covered = (first.min(), last.max())
-    return find_stalls(statements, rotations, restarts(files), covered,
-                       min_latency=min_latency, min_duration=min_duration, gaps=gaps)
+    return find_stalls(statements, rotations, restarts(files), _covered(files),
+                       min_latency=min_latency, min_duration=min_duration,
+                       gaps=_commit_gaps(commits, rotations))
+
+
+def _covered(files):
+    """(first, last) instant of the binlogs on the server's clock (client-set times left
+    out, see binlogkit.analysis.fileclock); None without files."""
+    if not len(files):
+        return None
+    first = files["clock_first"].where(files["clock_first"].notna(), files["first_event"])
+    last = files["clock_last"].where(files["clock_last"].notna(), files["last_event"])
+    return first.min(), last.max()
+
+
+def _commit_gaps(commits, rotations):
+    if not commits:
+        return None
+    return commit_gaps(commits, rotations=[int(a.timestamp()) for a in rotations["at"].dropna()])
 
 
 def file_frame(path, what="events", **kw):
