@@ -119,9 +119,8 @@ class Run:
     """
 
     __slots__ = ("file", "n", "ends", "uh", "uh_map", "dbs", "qt", "lt", "rs", "rx",
-                 "query_time", "qt_buckets",
-                 "queries", "_offset", "_users", "_hosts", "ts", "x1", "x2", "sets",
-                 "end_offset", "cheap_offsets")
+                 "query_time", "qt_buckets", "queries", "_offset", "_users", "_hosts", "ts",
+                 "x1", "x2", "sets")
 
     def offset(self, i):
         return self._offset(i)
@@ -345,8 +344,6 @@ class BulkScanner:
         base = self.machine.pos - self._pos(i)
         pos = self._pos
         run._offset = lambda r: base + pos(i + r)
-        run.end_offset = base + pos(k)
-        run.cheap_offsets = self._starts is not None or len(self._t) <= 1 << 18
         sink.add_run(run)
         a, b = self._pos(i), self._pos(k)
         nl = self._t.count(b"\n", a, b)
