@@ -1,4 +1,4 @@
-"""Whole-chunk slow-log scanning for the digest: one regex pass, no per-line Python.
+"""Whole-chunk slow-log scanning for the digest: one pass per chunk, no per-line Python.
 
 :class:`BulkScanner` reads a log in chunks of a few MB cut at ``;\\n#`` and
 matches every entry of the common shape with one compiled regex (:data:`ENTRY`):
@@ -12,7 +12,10 @@ matches every entry of the common shape with one compiled regex (:data:`ENTRY`):
     query lines ending in ";" before the next "#" line
 
 That covers the entries of MySQL 5.0-8.x (also ``log_slow_extra``), Percona
-Server and MariaDB logs.  The matched entries of a chunk become one
+Server and MariaDB logs.  With the C accelerator the entries are read by
+``_speedups.slowlog_entries`` (csrc/slowlog.c), which gives the regex's groups
+for every entry it can read exactly as the regex does and leaves any other row
+to the regex itself (:func:`rows_of`).  The matched entries of a chunk become one
 :class:`Run` of columns (times, users, hosts, dbs, the four numbers as
 bytes, queries) that :meth:`Digest.add_run` aggregates in bulk.
 
