@@ -17,6 +17,11 @@ Both reports must agree: every class has the same ID, count and Query_time
 sum (pt prints it with 6 decimals), or the run fails; with ``--format pt-json``
 binlogkit's whole JSON must equal pt's (parsed; file names aside).  No other
 assertions: this only measures.
+
+Start-up is that of an installed package: the package's bytecode is compiled
+first (``compileall``; pip does the same at install time), else an environment
+with PYTHONDONTWRITEBYTECODE=1 would compile every module on every run
+(``--no-compile`` to measure that).
 """
 
 from __future__ import annotations
@@ -132,10 +137,16 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="binlogkit --jobs")
     ap.add_argument("--format", default="json", choices=["json", "text", "pt-json"],
                     help="binlogkit's report format (json, pt-json are checked against pt's)")
+    ap.add_argument("--no-compile", dest="compile", action="store_false",
+                    help="do not compile binlogkit's bytecode first")
     args = ap.parse_args()
     if not os.path.exists(args.log) or os.path.getsize(args.log) < args.mb * 1_000_000:
         build(args.log, args.mb)
     size = os.path.getsize(args.log) / 1e6
+    if args.compile:
+        import binlogkit
+        subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.dirname(binlogkit.__file__)],
+                       check=True, stdout=subprocess.DEVNULL)
     tools = {"binlogkit": [sys.executable, "-m", "binlogkit", "slowlog", "digest", args.log,
                            "--server-tz", "UTC", "--format", args.format, "--limit", "0",
                            "--jobs", str(args.jobs)]}
@@ -168,7 +179,8 @@ def main():
             if docs[0] != docs[1]:
                 sys.exit("pt-json differs from pt-query-digest --output json")
             print("pt-json equals pt-query-digest --output json (every key and value)")
-    print(f"log: {args.log} {size:.1f} MB, {args.runs} alternating runs, binlogkit --jobs {args.jobs}")
+    print(f"log: {args.log} {size:.1f} MB, {args.runs} alternating runs, binlogkit --jobs {args.jobs}"
+          f"{'' if args.compile else ', bytecode not compiled first'}")
     print(f"{'tool':16s} {'median s':>9s} {'min s':>7s} {'cpu s':>7s} {'MB/s':>7s} "
           f"{'peak RSS MiB':>13s} {'tree MiB':>9s}")
     med = {}

@@ -121,11 +121,17 @@ def test_text_report_tables_match_recorded_pt_query_digest(expected, tmp_path):
     assert our_tables(path) == doc["text_tables"]
 
 
-@pytest.mark.parametrize("bulk", [False, True], ids=["lines", "bulk"])
+@pytest.mark.parametrize("bulk", [False, True, "pure"], ids=["lines", "bulk", "bulk-pure"])
 @pytest.mark.parametrize("expected", RECORDED, ids=lambda p: p.name.split(".")[0])
-def test_recorded_pt_query_digest_json(expected, bulk, tmp_path):
+def test_recorded_pt_query_digest_json(expected, bulk, tmp_path, monkeypatch):
+    """Line parser, bulk scanner, and the bulk scanner without the C accelerator
+    (its Python reference: the ENTRY regex, metric's Python twins)."""
+    if bulk == "pure":
+        from binlogkit.slowlog import metric, scan
+        monkeypatch.setattr(scan, "_speedups", None)
+        monkeypatch.setattr(metric, "_speedups", None)
     doc, path = cut_copy(expected, tmp_path)
-    assert diff(ours_dict(path, path.name, bulk), doc["output"]) == []
+    assert diff(ours_dict(path, path.name, bool(bulk)), doc["output"]) == []
 
 
 def test_cli_pt_json_limit_and_order(tmp_path):

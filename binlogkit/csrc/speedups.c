@@ -31,6 +31,7 @@
  *   slowlog_stats(values, buckets, counts, start)
  *                                           slowlog/metric.py _run_stats_py
  *                                           (in csrc/slowlog.c)
+ *   slowlog_entries(text, pos, cols)        slowlog/scan.py ENTRY (in csrc/slowlog.c)
  *   payload_frames(payload, has_crc)        printer/mysql/gtid.py inner_event
  *                                           (in csrc/mysql.c)
  */
@@ -466,6 +467,9 @@ static PyMethodDef methods[] = {
     {"slowlog_stats", (PyCFunction)(void (*)(void))bk_slowlog_stats, METH_FASTCALL,
      "slowlog_stats(values, buckets, counts, start) -> (min, max, sum, plain), or None for "
      "the Python path; bucket counts added to counts (in csrc/slowlog.c)."},
+    {"slowlog_entries", (PyCFunction)(void (*)(void))bk_slowlog_entries, METH_FASTCALL,
+     "slowlog_entries(text, pos, cols) -> pos: the groups of the entries from pos that "
+     "match ENTRY's shape, appended to cols (in csrc/slowlog.c)."},
     {"payload_frames", (PyCFunction)(void (*)(void))bk_payload_frames, METH_FASTCALL,
      "payload_frames(payload, has_crc) -> the events of a Transaction_payload re-framed "
      "as mysqlbinlog prints them, or None."},

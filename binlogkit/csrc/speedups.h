@@ -241,6 +241,7 @@ PyObject *bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t narg
 /* csrc/slowlog.c */
 PyObject *bk_slowlog_numbers(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *bk_slowlog_stats(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *bk_slowlog_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 /* csrc/rows.c: net_field_length(); 0 when NULL (251) or past end */
 int bk_packed_length(const unsigned char *ev, Py_ssize_t *pos, Py_ssize_t end,
                      unsigned long long *value);

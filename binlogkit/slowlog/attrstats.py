@@ -304,6 +304,7 @@ def account_run(digest, run, groups, all_rows):
             digest.types[name] = STRING
     glob = digest.global_
     n = run.n
+    pickers = [_picker(rows, n) for _, rows in groups]      # for columns without holes
     for name, col in cols.items():
         holes = None in col
         if name not in digest.types:
@@ -324,14 +325,12 @@ def account_run(digest, run, groups, all_rows):
             rows = [r for r in all_rows if col[r] is not None] if holes else all_rows
             if rows:
                 _global_sum(glob, name, _picker(rows, -1 if holes else n)(vals))
-        for target, rows in groups:
+        for (target, rows), pick in zip(groups, pickers):
             if holes:
                 rows = [r for r in rows if col[r] is not None]
                 if not rows:
                     continue
                 pick = _picker(rows, -1)
-            else:
-                pick = _picker(rows, n)
             store = target.extra
             stat = store.get(name)
             if stat is None:

@@ -444,10 +444,8 @@ class Digest:
             if cls is None:
                 cls = by_key[key] = ClassStats(key, self.mergeable)
                 cls.first_offset = (run.file, run.offset(g[0]))
-            # where the class was last seen breaks ties in worst(); the exact offset
-            # costs a second regex pass over a big chunk, so there the run's end stands in
-            cls.last_offset = (run.file, run.offset(g[-1]) if run.cheap_offsets
-                               else run.end_offset)
+            # where the class was last seen breaks ties in worst(), as in pt
+            cls.last_offset = (run.file, run.offset(g[-1]))
             parts.append(cls.add_rows(run, g, cols))
             targets.append((cls, g))
         if parts:

@@ -1,6 +1,12 @@
 """Typed, unit-normalised views of entries (shared by the events writer and pandas).
 
-* numbers become int or float; ``Yes``/``No`` become booleans;
+* each attribute has pt-query-digest's type (:func:`binlogkit.slowlog.attrs.type_of`,
+  the grammar the digest uses): pt's fixed table first (``Thread_id``,
+  ``Last_errno``, ``Error_no``, ``InnoDB_trx_id``, ``Statement_id`` ... are
+  strings, ``Killed`` is a boolean), else the value decides;
+* numbers become int or float; booleans True for ``Yes`` (or a non-zero number,
+  as ``Killed: 1``), False otherwise; strings stay strings (``Thread_id: 8`` is
+  ``"8"``, ``Last_errno: -1`` is ``"-1"``);
 * every ``*_time`` / ``*_wait`` attribute is in **seconds**; MariaDB's
   ``Pages_read_time`` and ``Engine_time`` (log_slow_verbosity=engine, 10.6.15+)
   are written in milliseconds and are divided by 1000 here;
@@ -9,6 +15,7 @@
 
 from __future__ import annotations
 
+from binlogkit.slowlog.attrs import BOOL, NUM, type_of
 from binlogkit.slowlog.fingerprint import fingerprint, query_id
 from binlogkit.slowlog.timeparse import iso_utc
 
@@ -25,21 +32,17 @@ BASE_COLUMNS = ["file", "offset", "line", "start", "end", "ts_inherited", "user"
 
 
 def _value(key, raw):
-    if raw == b"Yes":
-        return True
-    if raw == b"No":
-        return False
-    if raw[:1].isdigit() or (raw[:1] == b"-" and raw[1:2].isdigit()):
+    kind = type_of(key, raw)
+    if kind == NUM:
+        v = int(raw) if raw.isdigit() else float(raw)
+        return v / 1000.0 if key in MILLISECOND_FIELDS else v
+    if kind == BOOL:
+        if raw in (b"Yes", b"No"):
+            return raw == b"Yes"
         try:
-            v = int(raw)
+            return float(raw) != 0
         except ValueError:
-            try:
-                v = float(raw)
-            except ValueError:
-                return raw.decode("utf-8", "replace")
-        if key in MILLISECOND_FIELDS:
-            return v / 1000.0
-        return v
+            return False
     return raw.decode("utf-8", "replace")
 
 

@@ -1,4 +1,4 @@
-"""Whole-chunk slow-log scanning for the digest: one regex pass, no per-line Python.
+"""Whole-chunk slow-log scanning for the digest: one pass per chunk, no per-line Python.
 
 :class:`BulkScanner` reads a log in chunks of a few MB cut at ``;\\n#`` and
 matches every entry of the common shape with one compiled regex (:data:`ENTRY`):
@@ -12,7 +12,10 @@ matches every entry of the common shape with one compiled regex (:data:`ENTRY`):
     query lines ending in ";" before the next "#" line
 
 That covers the entries of MySQL 5.0-8.x (also ``log_slow_extra``), Percona
-Server and MariaDB logs.  The matched entries of a chunk become one
+Server and MariaDB logs.  With the C accelerator the entries are read by
+``_speedups.slowlog_entries`` (csrc/slowlog.c), which gives the regex's groups
+for every entry it can read exactly as the regex does and leaves any other row
+to the regex itself (:func:`rows_of`).  The matched entries of a chunk become one
 :class:`Run` of columns (times, users, hosts, dbs, the four numbers as
 bytes, queries) that :meth:`Digest.add_run` aggregates in bulk.
 
@@ -42,6 +45,7 @@ import sys
 from itertools import compress, repeat
 from operator import add, itemgetter, mul
 
+from binlogkit._accel import speedups as _speedups
 from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.attrs import attr_pairs, user_host
 from binlogkit.slowlog.attrstats import pt_ts
@@ -49,7 +53,7 @@ from binlogkit.slowlog.metric import floats_and_buckets
 from binlogkit.slowlog.parser import LineMachine, SlowlogParser
 from binlogkit.slowlog.source import open_slowlog
 
-__all__ = ["BulkScanner", "Run", "scan_slowlogs", "ENTRY", "CHUNK"]
+__all__ = ["BulkScanner", "Run", "scan_slowlogs", "rows_of", "ENTRY", "CHUNK"]
 
 CHUNK = 2 << 20
 
@@ -81,6 +85,31 @@ _AFTER_KEYS = (b"Query_time:", b"Lock_time:", b"Rows_sent:", b"Rows_examined:", 
 _BAD = (None, None, True, False)   # x1 info of a line set the bulk path must not take
 
 
+def rows_of(text):
+    """The rows of ``ENTRY.findall(text)`` as 12 columns (one per group), and the
+    offset of each row plus ``len(text)`` (None when not known).  With the C
+    accelerator, :func:`_speedups.slowlog_entries` reads the entries it can match
+    exactly as ENTRY does and the regex reads one row wherever it stops."""
+    if _speedups is None:
+        rows = ENTRY.findall(text)
+        return (list(zip(*rows)) if rows else []), None
+    cols = [[] for _ in range(13)]
+    entries, match = _speedups.slowlog_entries, ENTRY.match
+    pos, end = 0, len(text)
+    while True:
+        pos = entries(text, pos, cols)
+        if pos >= end:
+            break
+        m = match(text, pos)
+        cols[12].append(pos)
+        for col, value in zip(cols, m.groups(b"")):
+            col.append(value)
+        pos = m.end()
+    starts = cols.pop()
+    starts.append(end)
+    return (cols if starts[0] == 0 and len(starts) > 1 else []), starts
+
+
 class Run:
     """Consecutive entries of one log as columns (index i = i-th entry).
 
@@ -93,9 +122,8 @@ class Run:
     """
 
     __slots__ = ("file", "n", "ends", "uh", "uh_map", "dbs", "qt", "lt", "rs", "rx",
-                 "query_time", "qt_buckets",
-                 "queries", "_offset", "_users", "_hosts", "ts", "x1", "x2", "sets",
-                 "end_offset", "cheap_offsets")
+                 "query_time", "qt_buckets", "queries", "_offset", "_users", "_hosts", "ts",
+                 "x1", "x2", "sets")
 
     def offset(self, i):
         return self._offset(i)
@@ -189,14 +217,12 @@ class BulkScanner:
 
     def _text(self, text, sink, final):
         m = self.machine
-        rows = ENTRY.findall(text)
-        n = len(rows)
+        cols, starts = rows_of(text)
+        n = len(cols[0]) if cols else 0
         if n:
-            cols = list(zip(*rows))
-            del rows
             junk = cols[_JUNK]
             self._t, self._cols, self._n = text, cols, n
-            self._base, self._starts, self._canon = m.pos, None, None
+            self._base, self._starts, self._canon = m.pos, starts, None
             i = 0
             while i < n:
                 if m.pending or junk[i]:
@@ -259,7 +285,7 @@ class BulkScanner:
 
     def _run_ok(self, i, j):
         cols = self._cols
-        after = b"".join(cols[_X2][i:j])
+        after = b"".join(set(cols[_X2][i:j]))   # each block ends in a newline: no key spans two
         for key in _AFTER_KEYS:
             if key in after:
                 return False
@@ -321,8 +347,6 @@ class BulkScanner:
         base = self.machine.pos - self._pos(i)
         pos = self._pos
         run._offset = lambda r: base + pos(i + r)
-        run.end_offset = base + pos(k)
-        run.cheap_offsets = self._starts is not None or len(self._t) <= 1 << 18
         sink.add_run(run)
         a, b = self._pos(i), self._pos(k)
         nl = self._t.count(b"\n", a, b)
