@@ -1,0 +1,54 @@
+"""binlogkit print == mariadb-binlog 10.11 on binlog format v1 (3.23) and v3 (4.0-4.1) logs,
+byte for byte (stdout, exit status) and by message (stderr's ERROR/WARNING lines).
+
+The logs are constructed by fixtures/gen_legacy.py, which also recorded what the real tool
+printed for each option set and zone (fixtures/legacy/manifest.json)."""
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from oracle import diff_text, stderr_messages
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MANIFEST = json.loads((ROOT / "fixtures" / "legacy" / "manifest.json").read_text())
+NOT_YET = {}
+
+
+def _mask(data):
+    for rule in MANIFEST["masks"].values():
+        data = re.sub(rule["regex"].encode(), rule["replace"].encode(), data)
+    return data
+
+
+def _params():
+    for case in MANIFEST["cases"]:
+        name = f"{pathlib.Path(case['file']).name}@{case['case']}@{case['tz']}"
+        reason = NOT_YET.get(name) or NOT_YET.get(f"{pathlib.Path(case['file']).name}@{case['case']}")
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        yield pytest.param(case, id=name, marks=marks)
+
+
+def _run(case, tmp_path):
+    tmp = tempfile.mkdtemp(prefix="binlogkit-mbtmp-", dir=tmp_path)
+    env = dict(os.environ, TZ=case["tz"], LC_ALL="C", TMPDIR=tmp)
+    return subprocess.run([sys.executable, "-m", "binlogkit", "print", "--no-defaults",
+                           *case["args"], str(ROOT / case["file"])],
+                          capture_output=True, env=env, cwd=tmp)
+
+
+@pytest.mark.parametrize("case", list(_params()))
+def test_legacy_binlog_prints_as_mariadb_binlog(case, tmp_path):
+    proc = _run(case, tmp_path)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
+    want = _mask((ROOT / case["stdout"]).read_bytes())
+    got = _mask(proc.stdout)
+    assert got == want, diff_text(want, got, case["case"])
+    assert proc.returncode == case["exit"], proc.stderr.decode(errors="replace")
+    expected = stderr_messages((ROOT / case["stderr"]).read_bytes()) if case["stderr"] else []
+    assert stderr_messages(proc.stderr, ROOT) == expected
