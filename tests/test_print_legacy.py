@@ -1,5 +1,6 @@
-"""binlogkit print == mariadb-binlog 10.11 on binlog format v1 (3.23) and v3 (4.0-4.1) logs,
-byte for byte (stdout, exit status) and by message (stderr's ERROR/WARNING lines).
+"""binlogkit print == mariadb-binlog 10.11 on binlog format v1 (3.23) and v3 (4.0-4.1) logs and
+on a v4 log with a Google-patched 27-byte common header, byte for byte (stdout, exit status)
+and by message (stderr's ERROR/WARNING lines).
 
 The logs are constructed by fixtures/gen_legacy.py, which also recorded what the real tool
 printed for each option set and zone (fixtures/legacy/manifest.json)."""
@@ -37,7 +38,7 @@ def _params():
 def _run(case, tmp_path):
     tmp = tempfile.mkdtemp(prefix="binlogkit-mbtmp-", dir=tmp_path)
     env = dict(os.environ, TZ=case["tz"], LC_ALL="C", TMPDIR=tmp)
-    return subprocess.run([sys.executable, "-m", "binlogkit", "print", "--no-defaults",
+    return subprocess.run([sys.executable, "-m", "binlogkit", "print", *MANIFEST["binlogkit_args"],
                            *case["args"], str(ROOT / case["file"])],
                           capture_output=True, env=env, cwd=tmp)
 

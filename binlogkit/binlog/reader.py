@@ -416,6 +416,13 @@ class BinlogReader:
         avail = self._buf_pos + len(self._buf) - pos
         return 0 < avail < OLD_HEADER_LEN
 
+    def check_probe(self, pos):
+        """check_header's 13-byte read at `pos` (before --start-position): a short read, but
+        not an end of file, ends the run with its one line."""
+        if self.probe_short(pos):
+            raise self._error(BinlogError, f"Could not read entry at offset {pos}: Error in log "
+                              "format or read error.", pos)
+
     def check_start_v3(self):
         """check_header's test of the first event: a Start_v3 there makes this a v1 log (the
         event shorter than 19 + 56 bytes) or a v3 log, read with legacy_format from then on."""
@@ -435,6 +442,7 @@ class BinlogReader:
         """
         pos = BIN_LOG_HEADER_SIZE
         while pos < self.start_position:
+            self.check_probe(pos)
             self._fill(pos + LOG_EVENT_HEADER_LEN, pos)
             rel = pos - self._buf_pos
             if len(self._buf) - rel < LOG_EVENT_HEADER_LEN:

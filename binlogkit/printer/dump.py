@@ -289,11 +289,13 @@ class Printer:
         if start_position > L.BIN_LOG_HEADER_SIZE:
             fde = reader.probe_format()
             if fde is not None:
-                formats = formats_before(reader, fde, start_position)
+                formats, error = formats_before(reader, fde, start_position)
                 self.adopt_format(reader)
                 if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
                     for fde in formats:
                         self.process_event(reader, fde, stop_position)
+                if error is not None:
+                    raise error
         self.event_loop(reader, max(start_position, L.BIN_LOG_HEADER_SIZE), stop_position)
 
     def event_loop(self, reader, pos, stop_position):
@@ -700,20 +702,27 @@ def in_use_read_error(exc):
 
 def formats_before(reader, fde, start_position):
     """check_header reads on up to --start-position: every format description event there
-    (a relay log holds the master's after its own) is printed, the last one rules."""
+    (a relay log holds the master's after its own) is printed, the last one rules.
+    Returns (formats, error): the error of check_header's probe, which it meets while it
+    walks format description and rotate events, raised after those are printed."""
     formats = [fde]
     pos = fde.pos + fde.event_size
+    probing = True
     while pos < start_position:
         try:
+            if probing:
+                reader.check_probe(pos)
             raw = reader.next_event(pos)
-        except BinlogError:
-            break
+        except BinlogError as exc:
+            return formats, (exc if exc.message.startswith("Could not read entry") else None)
         if raw is None:
             break
         if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
             formats.append(raw)
+        elif raw.type_code != L.ROTATE_EVENT:
+            probing = False
         pos += raw.event_size
-    return formats
+    return formats, None
 
 
 def read_next_event(reader, pos):
