@@ -29,18 +29,23 @@ def _mask(data):
 
 def _params():
     for case in MANIFEST["cases"]:
-        name = f"{pathlib.Path(case['file']).name}@{case['case']}@{case['tz']}"
-        reason = NOT_YET.get(name) or NOT_YET.get(f"{pathlib.Path(case['file']).name}@{case['case']}")
+        first = pathlib.Path(case["files"][0]).name
+        name = f"{first}@{case['case']}@{case['tz']}"
+        reason = NOT_YET.get(name) or NOT_YET.get(f"{first}@{case['case']}")
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
         yield pytest.param(case, id=name, marks=marks)
 
 
 def _run(case, tmp_path):
     tmp = tempfile.mkdtemp(prefix="binlogkit-mbtmp-", dir=tmp_path)
+    local = tempfile.mkdtemp(prefix="binlogkit-localload-", dir=tmp_path)
     env = dict(os.environ, TZ=case["tz"], LC_ALL="C", TMPDIR=tmp)
+    args = [a.replace("{LOCAL_LOAD_DIR}", local) for a in case["args"]]
+    files = [str(ROOT / f) for f in case["files"]]
+    stdin = pathlib.Path(files[0]).read_bytes() if case["stdin"] else None
     return subprocess.run([sys.executable, "-m", "binlogkit", "print", *MANIFEST["binlogkit_args"],
-                           *case["args"], str(ROOT / case["file"])],
-                          capture_output=True, env=env, cwd=tmp)
+                           *args, *(["-"] if case["stdin"] else files)],
+                          input=stdin, capture_output=True, env=env, cwd=tmp)
 
 
 @pytest.mark.parametrize("case", list(_params()))
