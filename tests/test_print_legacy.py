@@ -58,3 +58,18 @@ def test_legacy_binlog_prints_as_mariadb_binlog(case, tmp_path):
     assert proc.returncode == case["exit"], proc.stderr.decode(errors="replace")
     expected = stderr_messages((ROOT / case["stderr"]).read_bytes()) if case["stderr"] else []
     assert stderr_messages(proc.stderr, ROOT) == expected
+
+
+@pytest.mark.parametrize("name", sorted(MANIFEST["binlog_sha256"]))
+def test_python_api_reads_every_event_of_a_legacy_log(name):
+    """event_rows walks v1 (13-byte headers, a 13-byte Stop event included) and v3 logs to
+    their last byte, with the SQL of their Query events."""
+    from binlogkit.analysis.records import EVENT_FIELDS, event_rows
+    path = ROOT / "fixtures" / "legacy" / name
+    rows = [dict(zip(EVENT_FIELDS, row)) for row in event_rows(path, query=True)]
+    assert rows[0]["pos"] == 4 and rows[0]["type_code"] in (1, 15)
+    for row, following in zip(rows, rows[1:]):
+        assert row["pos"] + row["bytes"] == following["pos"]
+    assert rows[-1]["pos"] + rows[-1]["bytes"] == path.stat().st_size
+    queries = [row["query"] for row in rows if row["type_code"] == 2]
+    assert queries and all(isinstance(q, str) and q for q in queries)

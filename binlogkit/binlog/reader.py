@@ -14,7 +14,8 @@ from binlogkit.binlog.layout import (
     BIN_LOG_HEADER_SIZE, BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_OFF,
     BINLOG_CHECKSUM_ALG_UNDEF, BINLOG_CHECKSUM_LEN, BINLOG_MAGIC, COMMON_HEADER,
     ENCRYPTED_BINLOG_MAGIC, FORMAT_DESCRIPTION_EVENT, FORMAT_DESCRIPTION_HEADER,
-    LEGACY_POST_HEADER_LEN, LOG_EVENT_BINLOG_IN_USE_F, LOG_EVENT_HEADER_LEN, OLD_HEADER_LEN,
+    LEGACY_POST_HEADER_LEN, LOG_EVENT_BINLOG_IN_USE_F, LOG_EVENT_HEADER_LEN, OLD_HEADER,
+    OLD_HEADER_LEN,
     PRE_GA_EVENT_TYPE_PERMUTATION, ROTATE_EVENT, START_EVENT_V3, START_V3_HEADER_LEN, UINT32,
 )
 from binlogkit.errors import (
@@ -200,8 +201,11 @@ class BinlogReader:
     """
 
     def __init__(self, path, *, start_position=BIN_LOG_HEADER_SIZE,
-                 verify_checksum=False, stream=None):
+                 verify_checksum=False, stream=None, exact_v1=False):
         self.path = path
+        # mariadb-binlog reads 19 bytes of every header, so it cannot read a v1 event shorter
+        # than that (a Stop event); exact_v1 reads v1 headers as 13 bytes
+        self.exact_v1 = exact_v1
         self.display_name = "-" if path == "-" else str(path)
         self.start_position = start_position
         self.verify_checksum = verify_checksum
@@ -298,16 +302,22 @@ class BinlogReader:
         back re-reads the file, when it can seek)."""
         if pos < self._buf_pos:
             self._rewind(pos)
-        self._fill(pos + LOG_EVENT_HEADER_LEN, pos)
+        need = LOG_EVENT_HEADER_LEN
+        if self.exact_v1 and self.fde.binlog_version == 1:
+            need = OLD_HEADER_LEN
+        self._fill(pos + need, pos)
         rel = pos - self._buf_pos
         avail = len(self._buf) - rel
         if avail <= 0:
             return None
-        if avail < LOG_EVENT_HEADER_LEN:
+        if avail < need:
             raise self._error(TruncatedEventError, "Event truncated", pos)
-        header = _unpack_header(self._buf, rel)
+        if need == OLD_HEADER_LEN:
+            header = OLD_HEADER.unpack_from(self._buf, rel) + (0, 0)
+        else:
+            header = _unpack_header(self._buf, rel)
         event_size = header[3]
-        if event_size < LOG_EVENT_HEADER_LEN:
+        if event_size < need:
             raise self._error(BinlogError, f"Event invalid, data_len: {event_size}, "
                               f"event_type: {header[1]}", pos, header[1])
         self._fill(pos + event_size, pos)
