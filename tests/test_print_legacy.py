@@ -36,10 +36,10 @@ def _params():
         yield pytest.param(case, id=name, marks=marks)
 
 
-def _run(case, tmp_path):
+def _run(case, tmp_path, extra_env=None):
     tmp = tempfile.mkdtemp(prefix="binlogkit-mbtmp-", dir=tmp_path)
     local = tempfile.mkdtemp(prefix="binlogkit-localload-", dir=tmp_path)
-    env = dict(os.environ, TZ=case["tz"], LC_ALL="C", TMPDIR=tmp)
+    env = dict(os.environ, **(extra_env or {}), TZ=case["tz"], LC_ALL="C", TMPDIR=tmp)
     args = [a.replace("{LOCAL_LOAD_DIR}", local) for a in case["args"]]
     files = [str(ROOT / f) for f in case["files"]]
     stdin = pathlib.Path(files[0]).read_bytes() if case["stdin"] else None
@@ -50,7 +50,17 @@ def _run(case, tmp_path):
 
 @pytest.mark.parametrize("case", list(_params()))
 def test_legacy_binlog_prints_as_mariadb_binlog(case, tmp_path):
-    proc = _run(case, tmp_path)
+    _check(case, tmp_path)
+
+
+# the same in one zone without the C accelerator (BINLOGKIT_PURE=1)
+@pytest.mark.parametrize("case", [p for p in _params() if p.values[0]["tz"] == "UTC"])
+def test_legacy_binlog_prints_as_mariadb_binlog_pure_python(case, tmp_path):
+    _check(case, tmp_path, {"BINLOGKIT_PURE": "1"})
+
+
+def _check(case, tmp_path, extra_env=None):
+    proc = _run(case, tmp_path, extra_env)
     assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
     want = _mask((ROOT / case["stdout"]).read_bytes())
     got = _mask(proc.stdout)
