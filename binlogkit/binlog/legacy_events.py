@@ -137,6 +137,9 @@ def decode_create_file(data, raw, fde):
     post_start = fde.header_len
     body, pos = _decode_load(data, fde, post_start, post_start + load_len + cf_len, True)
     body.fname, pos = _cstring(data, pos, len(data))
+    if fde.binlog_version == 1:     # inited_from_old: read as a Load event, no file id or block
+        body.file_id, body.block = 0, b""
+        return body
     body.file_id = L.UINT32.unpack_from(data, post_start + load_len)[0]
     body.block = bytes(data[pos:])
     return body
