@@ -42,18 +42,7 @@ def test_print_matches_mariadb_binlog_pure_python(case, tmp_path):
 
 
 # stderr (F8): the real tool's ERROR / WARNING messages, on the cases where it wrote any
-_READ_ERROR = ("issue 13: the real tool's two read-error lines \"Error in Log_event::read_log_event(): "
-               "'<why>', data_len: N, event_type: T\" and \"Could not read entry at offset N: Error in "
-               "log format or read error.\"")
 STDERR_NOT_YET = {
-    "start_position_mid_event": _READ_ERROR,
-    "bad_truncated_header": _READ_ERROR,
-    "bad_truncated_event": _READ_ERROR,
-    "bad_truncated_event_vv": _READ_ERROR,
-    "bad_corrupt_crc": _READ_ERROR,
-    "bad_directory": "a directory: the real tool's \"Error reading file '<f>' (Errcode: 21 ...)\" then "
-                     "\"Failed reading header; probably an empty file.\"",
-    "bad_missing": "a missing file: the real tool's \"File '<f>' not found (Errcode: 2 ...)\"",
 }
 
 

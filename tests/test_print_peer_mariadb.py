@@ -22,55 +22,9 @@ from oracle import diff_text, stderr_messages
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MANIFEST = json.loads((ROOT / "fixtures" / "peer_mariadb_cases.json").read_text())
 SHARED = ROOT.parent / "shared"
-# binlogkit names the file and offset in its error lines; the real tool's messages that are
-# not ERROR/WARNING lines are not compared (see oracle.stderr_messages)
-_TRUNCATED = ("issue 13: a truncated event's read error as the real tool words it (in an in-use log "
-              "too: \"Error in Log_event::read_log_event(): 'Event truncated'\", exit 0)")
-_MID_EVENT = ("issue 13: a read error inside an event (--start-position=200) as the real tool words it: "
-              "\"Error in Log_event::read_log_event(): 'Event invalid'|'Event truncated', data_len: N, "
-              "event_type: T\" then \"Could not read entry at offset N: ...\"")
-# keys: a file name or file@case@zone
-STDERR_NOT_YET = {
-    "binlog_truncated_event.000001": _TRUNCATED,
-    "binlog_truncated_prev_gtid_event.000001@start_position_200@UTC":
-        "an unreadable first format description event before --start-position: the real tool's "
-        "check_header fails ('Could not read entry at offset 120'), binlogkit starts at the position",
-}
-STDERR_NOT_YET.update({f"{name}@start_position_200@UTC": _MID_EVENT for name in (
-    "binlog-invisible-columns.000001",
-    "binlog_56_gtid_reserved_word.000001",
-    "binlog_savepoint.000001",
-    "binlog_transaction.000001",
-    "binlog_transaction_previous_GTID_no_tag.000001",
-    "binlog_transaction_with_GTID.000001",
-    "binlog_transaction_with_GTID_TAG.000001",
-    "binlog_transaction_with_anonymous_GTID.000001",
-    "bug11747887-bin.000003",
-    "bug16266.000001",
-    "bug32407.001",
-    "bug33029-slave-relay-bin.000001",
-    "mysql-bin.aurora-padding",
-    "rpl_atomic_ddl_rollback_full.000001",
-    "rpl_atomic_ddl_rollback_table.000001",
-    "rpl_atomic_ddl_rollback_view.000001",
-    "rpl_cross_version_default_utf8mb4_collation.000001",
-    "rpl_unfiltered_hidden_gcol.000001",
-    "transaction_compression.000001",
-    "update-full-row.binlog",
-    "update-partial-row.binlog",
-    "vector.binlog",
-    "ver_5_1-wl2325_r.001",
-    "write-full-row.binlog",
-    "write-partial-row.binlog",
-)})
-NOT_YET = {
-    "binlog_truncated_event.000001@start_position_200@UTC":
-        "an unreadable first format description event before --start-position: the real tool's "
-        "check_header fails (exit 1), binlogkit starts at the position",
-    "binlog_truncated_prev_gtid_event.000001@start_position_200@UTC":
-        "an unreadable first format description event before --start-position: the real tool's "
-        "check_header fails (exit 1), binlogkit starts at the position",
-}
+# keys: a file name or file@case@zone; a strict xfail for a known difference (none left)
+STDERR_NOT_YET = {}
+NOT_YET = {}
 
 
 def _mask(data):

@@ -256,11 +256,12 @@ def _decode(raw, walk):
 
 def _walk_file(path, with_query):
     """(RawEvent, detail) for each event of one file; bodies decoded on demand."""
-    reader = BinlogReader(path)
+    reader = BinlogReader(path, exact_v1=True)
     walk = _Walk(reader, with_query)
     details, needs_body = DETAILS, NEEDS_BODY
     with reader:
         reader.read_magic()
+        reader.check_start_v3()     # a 3.23-4.1 log (v1/v3) starts with Start_v3
         try:
             for raw in reader.events():
                 fn = details.get(raw.type_code, _in_group_detail)

@@ -148,8 +148,9 @@ def scan_binlog(path, partial_ok=False, times=None, commits=None) -> dict:
     state = {"fde": False, "rotate_when": None}
     clock = _CommitClock()
     times = FileTimes() if times is None else times
-    with BinlogReader(path) as reader:
+    with BinlogReader(path, exact_v1=True) as reader:
         reader.read_magic()
+        reader.check_start_v3()     # a 3.23-4.1 log (v1/v3) starts with Start_v3
         try:
             first, last = _scan_events(reader, row, state, clock, times, commits)
         except _Truncated as cut:

@@ -342,6 +342,18 @@ OLD_SQL_EX = struct.Struct("<7B")
 # Slave_log_event body: master_pos, master_port, then master_host\0 master_log
 SLAVE_HEADER = struct.Struct("<QH")
 
+# ---------------------------------------------------------------------------
+# Binlog format v1 (3.23) and v3 (4.0-4.1): no format description event; the log
+# starts with a Start_v3 event (Format_description_log_event(1|3) describes it)
+# ---------------------------------------------------------------------------
+OLD_HEADER = struct.Struct("<IBII")     # v1: timestamp, type_code, server_id, event_size
+OLD_HEADER_LEN = OLD_HEADER.size        # 13
+START_V3_HEADER_LEN = START_V3_BODY.size    # 56
+# post-header lengths of types 1..14 (START_EVENT_V3..USER_VAR_EVENT) in v3; v1 has no
+# Rotate position
+LEGACY_POST_HEADER_LEN = bytes((START_V3_HEADER_LEN, 11, 0, 8, 0, LOAD_HEADER.size, 0, 4, 4, 4, 4,
+                                LOAD_HEADER.size, 0, 0))
+
 # Event type ids of the mysql-5.1-wl1012/wl2325 trees ("5.1.[1-5]-a_drop5p*",
 # "5.2.[0-2]-a_drop6p*"), mapped to today's ids as the 5.1-5.7 servers did
 # (Format_description_event: event_type_permutation).

@@ -8,7 +8,7 @@ Create_file_event), log_event.cc (Slave_log_event), log_event_old.cc and
 from binlogkit._record import record
 
 from binlogkit.binlog import layout as L
-from binlogkit.binlog.events import register
+from binlogkit.binlog.events import RotateBody, register
 
 
 def _need(data, pos, size, what):
@@ -25,8 +25,23 @@ class StartV3Body:
 
 @register(L.START_EVENT_V3)
 def decode_start_v3(data, raw, fde):
-    version, server_version, created = L.START_V3_BODY.unpack_from(data, fde.header_len)
+    """Start_log_event_v3: the body always at offset 19, whatever the common header's length
+    (so a v1 log's 69-byte Start event is too short for it: mariadb-binlog refuses it)."""
+    _need(data, L.LOG_EVENT_HEADER_LEN, L.START_V3_BODY.size, "Start_v3 event")
+    version, server_version, created = L.START_V3_BODY.unpack_from(data, L.LOG_EVENT_HEADER_LEN)
     return StartV3Body(version, server_version.split(b"\0", 1)[0], created)
+
+
+def decode_rotate_minimal_header(data, raw, fde):
+    """Rotate_log_event as MariaDB reads it: position and name counted from offset 19 (the
+    minimal header), not from the common header's end: a v1 Rotate (13-byte header, no
+    position) loses its name's first 6 bytes, a longer header's extra bytes become the
+    position and the start of the name.  The position is a signed 64-bit number there."""
+    post = fde.post_header(L.ROTATE_EVENT, 8)
+    start = L.LOG_EVENT_HEADER_LEN
+    _need(data, start, post, "Rotate event")
+    position = L.INT64.unpack_from(data, start)[0] if post else 4
+    return RotateBody(position, bytes(data[start + post:]))
 
 
 @record
@@ -122,6 +137,9 @@ def decode_create_file(data, raw, fde):
     post_start = fde.header_len
     body, pos = _decode_load(data, fde, post_start, post_start + load_len + cf_len, True)
     body.fname, pos = _cstring(data, pos, len(data))
+    if fde.binlog_version == 1:     # inited_from_old: read as a Load event, no file id or block
+        body.file_id, body.block = 0, b""
+        return body
     body.file_id = L.UINT32.unpack_from(data, post_start + load_len)[0]
     body.block = bytes(data[pos:])
     return body

@@ -14,8 +14,9 @@ from binlogkit.binlog.layout import (
     BIN_LOG_HEADER_SIZE, BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_OFF,
     BINLOG_CHECKSUM_ALG_UNDEF, BINLOG_CHECKSUM_LEN, BINLOG_MAGIC, COMMON_HEADER,
     ENCRYPTED_BINLOG_MAGIC, FORMAT_DESCRIPTION_EVENT, FORMAT_DESCRIPTION_HEADER,
-    LOG_EVENT_BINLOG_IN_USE_F, LOG_EVENT_HEADER_LEN, PRE_GA_EVENT_TYPE_PERMUTATION,
-    START_EVENT_V3, UINT32,
+    LEGACY_POST_HEADER_LEN, LOG_EVENT_BINLOG_IN_USE_F, LOG_EVENT_HEADER_LEN, OLD_HEADER,
+    OLD_HEADER_LEN,
+    PRE_GA_EVENT_TYPE_PERMUTATION, ROTATE_EVENT, START_EVENT_V3, START_V3_HEADER_LEN, UINT32,
 )
 from binlogkit.errors import (
     BadMagicError, BinlogError, ChecksumMismatchError, TruncatedEventError,
@@ -89,6 +90,16 @@ class FormatDescription:
         if 0 < type_code <= len(self.post_header_len):
             return self.post_header_len[type_code - 1]
         return default
+
+
+def legacy_format(binlog_version):
+    """Format_description_log_event(1|3): what a 3.23 (v1) or 4.0-4.1 (v3) log is read with
+    (13- or 19-byte common header, the old post-header lengths, no checksums)."""
+    post = LEGACY_POST_HEADER_LEN
+    if binlog_version == 1:
+        post = post[:ROTATE_EVENT - 1] + b"\0" + post[ROTATE_EVENT:]
+    return FormatDescription(binlog_version, b"3.23" if binlog_version == 1 else b"4.0", 0,
+                             OLD_HEADER_LEN if binlog_version == 1 else LOG_EVENT_HEADER_LEN, post)
 
 
 def version_split(server_version):
@@ -170,6 +181,17 @@ def event_crc(data, type_code):
     return zlib.crc32(data)
 
 
+def legacy_header(header, binlog_version):
+    """Log_event's constructor on a v1/v3 header: v1 has no log_pos and flags; v3's log_pos
+    is where the event starts, turned into where it ends (not for an FDE)."""
+    when, type_code, server_id, size, log_pos, flags = header
+    if binlog_version == 1:
+        return when, type_code, server_id, size, 0, 0
+    if binlog_version == 3 and type_code < FORMAT_DESCRIPTION_EVENT and log_pos:
+        log_pos = (log_pos + size) & 0xFFFFFFFF
+    return when, type_code, server_id, size, log_pos, flags
+
+
 class BinlogReader:
     """Iterate the events of one binlog file.
 
@@ -179,8 +201,11 @@ class BinlogReader:
     """
 
     def __init__(self, path, *, start_position=BIN_LOG_HEADER_SIZE,
-                 verify_checksum=False, stream=None):
+                 verify_checksum=False, stream=None, exact_v1=False):
         self.path = path
+        # mariadb-binlog reads 19 bytes of every header, so it cannot read a v1 event shorter
+        # than that (a Stop event); exact_v1 reads v1 headers as 13 bytes
+        self.exact_v1 = exact_v1
         self.display_name = "-" if path == "-" else str(path)
         self.start_position = start_position
         self.verify_checksum = verify_checksum
@@ -202,11 +227,14 @@ class BinlogReader:
             try:
                 self._file = open(self.path, "rb", buffering=0)
             except FileNotFoundError as exc:
-                raise self._error(BinlogError, f"File not found (Errcode: {exc.errno} "
-                                  f"\"{exc.strerror}\")", 0) from None
+                raise self._error(BinlogError, f"File '{self.display_name}' not found (Errcode: "
+                                  f"{exc.errno} \"{exc.strerror}\")", 0) from None
             except OSError as exc:
-                raise self._error(BinlogError, f"Error reading file (Errcode: {exc.errno} "
-                                  f"\"{exc.strerror}\")", 0) from None
+                # my_read's message, then check_header's
+                error = self._error(BinlogError, "Failed reading header; probably an empty file.", 0)
+                error.detail = (f"Error reading file '{self.display_name}' (Errcode: {exc.errno} "
+                                f"\"{exc.strerror}\")")
+                raise error from None
         return self
 
     def close(self):
@@ -274,16 +302,22 @@ class BinlogReader:
         back re-reads the file, when it can seek)."""
         if pos < self._buf_pos:
             self._rewind(pos)
-        self._fill(pos + LOG_EVENT_HEADER_LEN, pos)
+        need = LOG_EVENT_HEADER_LEN
+        if self.exact_v1 and self.fde.binlog_version == 1:
+            need = OLD_HEADER_LEN
+        self._fill(pos + need, pos)
         rel = pos - self._buf_pos
         avail = len(self._buf) - rel
         if avail <= 0:
             return None
-        if avail < LOG_EVENT_HEADER_LEN:
+        if avail < need:
             raise self._error(TruncatedEventError, "Event truncated", pos)
-        header = _unpack_header(self._buf, rel)
+        if need == OLD_HEADER_LEN:
+            header = OLD_HEADER.unpack_from(self._buf, rel) + (0, 0)
+        else:
+            header = _unpack_header(self._buf, rel)
         event_size = header[3]
-        if event_size < LOG_EVENT_HEADER_LEN:
+        if event_size < need:
             raise self._error(BinlogError, f"Event invalid, data_len: {event_size}, "
                               f"event_type: {header[1]}", pos, header[1])
         self._fill(pos + event_size, pos)
@@ -296,6 +330,9 @@ class BinlogReader:
 
     def _frame(self, pos, header, raw):
         type_code = header[1]
+        version = self.fde.binlog_version
+        if version < 4:
+            header = legacy_header(header, version)
         permutation = self.fde.event_type_permutation
         if permutation is not None and type_code < len(permutation):
             type_code = permutation[type_code]
@@ -309,8 +346,10 @@ class BinlogReader:
                 raise self._error(BinlogError, "Event invalid", pos, type_code)
         checksum = _unpack_u32(raw, length)[0] if has_crc else None
         if has_crc and self.verify_checksum and event_crc(raw[:length], type_code) != checksum:
-            raise self._error(ChecksumMismatchError, "Event crc check failed! Most likely "
-                              "there is event corruption.", pos, type_code)
+            error = self._error(ChecksumMismatchError, "Event crc check failed! Most likely "
+                                "there is event corruption.", pos, type_code)
+            error.data_len = len(raw)
+            raise error
         event = RawEvent(pos, header, raw, length, checksum)
         if type_code == FORMAT_DESCRIPTION_EVENT:
             self._set_fde(event)
@@ -340,8 +379,9 @@ class BinlogReader:
 
         Callers go forward: the buffer before `pos` may be dropped."""
         event = None
-        if self.verify_checksum or self.fde.event_type_permutation is not None:
-            pass                # the slow path checks CRCs and renumbers pre-GA ids
+        if (self.verify_checksum or self.fde.event_type_permutation is not None
+                or self.fde.binlog_version < 4):
+            pass                # the slow path checks CRCs, renumbers pre-GA ids, reads v1/v3
         elif speedups is not None:
             event = speedups.frame(self._buf, pos - self._buf_pos, pos,
                                    self.fde.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32)
@@ -379,6 +419,31 @@ class BinlogReader:
             return None
         return RawEvent(pos, header, buf[rel:rel + size], size, None)
 
+    def probe_short(self, pos):
+        """Whether fewer than 13 bytes (check_header's probe: up to the event length) but not
+        none are left at `pos`."""
+        self._fill(pos + OLD_HEADER_LEN, pos)
+        avail = self._buf_pos + len(self._buf) - pos
+        return 0 < avail < OLD_HEADER_LEN
+
+    def check_probe(self, pos):
+        """check_header's 13-byte read at `pos` (before --start-position): a short read, but
+        not an end of file, ends the run with its one line."""
+        if self.probe_short(pos):
+            raise self._error(BinlogError, f"Could not read entry at offset {pos}: Error in log "
+                              "format or read error.", pos)
+
+    def check_start_v3(self):
+        """check_header's test of the first event: a Start_v3 there makes this a v1 log (the
+        event shorter than 19 + 56 bytes) or a v3 log, read with legacy_format from then on."""
+        self._fill(BIN_LOG_HEADER_SIZE + LOG_EVENT_HEADER_LEN, 0)
+        rel = BIN_LOG_HEADER_SIZE - self._buf_pos
+        if rel < 0 or len(self._buf) - rel < OLD_HEADER_LEN or self._buf[rel + 4] != START_EVENT_V3:
+            return None
+        size = _unpack_u32(self._buf, rel + 9)[0]
+        self.fde = legacy_format(1 if size < LOG_EVENT_HEADER_LEN + START_V3_HEADER_LEN else 3)
+        return self.fde
+
     def probe_format(self):
         """Read the FDE (and skip a leading Rotate) before a --start-position.
 
@@ -387,6 +452,7 @@ class BinlogReader:
         """
         pos = BIN_LOG_HEADER_SIZE
         while pos < self.start_position:
+            self.check_probe(pos)
             self._fill(pos + LOG_EVENT_HEADER_LEN, pos)
             rel = pos - self._buf_pos
             if len(self._buf) - rel < LOG_EVENT_HEADER_LEN:

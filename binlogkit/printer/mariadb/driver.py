@@ -13,12 +13,14 @@ from binlogkit._record import replace
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event, mariadb_status_view
+from binlogkit.binlog.legacy_events import decode_rotate_minimal_header
 from binlogkit.binlog.reader import BinlogReader, PyRawEvent
 from binlogkit.errors import (
     BinlogError, BinlogkitError, EventDecodeError, InvalidEventError, TruncatedEventError,
 )
 from binlogkit.printer.driver import PrinterBase, StopDump
 from binlogkit.printer.mariadb import events as P
+from binlogkit.printer.mariadb import legacy
 from binlogkit.printer.mariadb.gtid_filter import GtidFiltering
 from binlogkit.printer.mariadb.state import PrintState
 from binlogkit.printer.state import (
@@ -57,7 +59,7 @@ KNOWN_TYPES = frozenset(SIMPLE_PRINTERS) | L.ROWS_EVENT_TYPES | {
     L.FORMAT_DESCRIPTION_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT,
     L.BEGIN_LOAD_QUERY_EVENT, L.APPEND_BLOCK_EVENT, L.EXECUTE_LOAD_QUERY_EVENT,
     L.ANNOTATE_ROWS_EVENT, L.TABLE_MAP_EVENT,
-}
+} | frozenset(legacy.HANDLERS)
 
 
 def fast_rows_eligible(opts):
@@ -89,13 +91,14 @@ class Printer(PrinterBase):
         super().__init__(out, options, zone)
         self.remote = remote        # printer.mariadb.remote.RemoteSource for -R, else local files
         self.state = PrintState()
-        self.header_len = L.LOG_EVENT_HEADER_LEN
+        self.header_len = 0     # print_event_info->common_header_len: set by a printed FDE
         self.options_written_mask = 0
         self.rec_count = 0
         self.start_datetime = options.start_datetime
         self.offset = options.offset
         self.annotate = None
         self.hexdump_from = 0
+        self.create_files = {}      # file_id -> (raw, body, local name) of a Create_file event
         # offset / start-datetime: pass nothing until the first event that qualifies
         self._skipping = bool(options.offset or options.start_datetime)
         self.encrypted = False
@@ -221,14 +224,17 @@ class Printer(PrinterBase):
 
     def _dump_events(self, reader, start_position, stop_position):
         reader.read_magic()
+        reader.check_start_v3()
         if start_position > L.BIN_LOG_HEADER_SIZE:
             fde = reader.probe_format()
             if fde is not None:
-                formats = formats_before(reader, fde, start_position)
+                formats, error = formats_before(reader, fde, start_position)
                 self.adopt_format(reader)
                 if self.options.base64_output in (BASE64_AUTO, BASE64_ALWAYS):
                     for fde in formats:
                         self.process_event(reader, fde, stop_position)
+                if error is not None:
+                    raise error
         self.event_loop(reader, max(start_position, L.BIN_LOG_HEADER_SIZE), stop_position)
 
     def event_loop(self, reader, pos, stop_position):
@@ -252,6 +258,8 @@ class Printer(PrinterBase):
                 pos += raw.event_size
         except BinlogError as exc:
             if not (reader.in_use and is_read_error(exc)) or exc.offset == L.BIN_LOG_HEADER_SIZE:
+                if is_read_error(exc):
+                    as_read_log_event_error(exc, reader)
                 raise
             self.error(getattr(exc, "detail", None) or in_use_read_error(exc))
             self.end_position = pos
@@ -313,7 +321,6 @@ class Printer(PrinterBase):
             fde.post_header_len = bytes(fde.post_header_len[permutation[old] - 1]
                                         for old in range(1, len(fde.post_header_len) + 1))
             fde.event_type_permutation = None
-        self.header_len = fde.header_len
         self.options_written_mask = options_written_mask(fde)
 
     # -- process_event --------------------------------------------------------
@@ -374,8 +381,11 @@ class Printer(PrinterBase):
         if handler is None and type_code not in KNOWN_TYPES and not self.options.force_read:
             raise self.invalid_event(reader, raw, "Found invalid event in binary log")
         try:
-            body = decode_event(raw, reader.fde)
-        except EventDecodeError:
+            if type_code == L.ROTATE_EVENT:
+                body = decode_rotate_minimal_header(raw.payload, raw, reader.fde)
+            else:
+                body = decode_event(raw, reader.fde)
+        except (EventDecodeError, ValueError):
             raise self.invalid_event(reader, raw, "Found invalid event in binary log") from None
         if (type_code == L.GTID_EVENT and body.seq_no == 0          # Gtid_log_event::is_valid
                 or type_code == L.INCIDENT_EVENT and body.incident != INCIDENT_LOST_EVENTS):
@@ -446,6 +456,7 @@ def handle_ignorable(p, reader, raw, body):
 
 
 def handle_format_description(p, reader, raw, body):
+    p.header_len = reader.fde.header_len
     P.print_format_description(p, raw, body)
     if not p.options.force_if_open and raw.flags & L.LOG_EVENT_BINLOG_IN_USE_F:
         raise BinlogError(
@@ -587,6 +598,18 @@ EVENT_HANDLERS = {
     L.TABLE_MAP_EVENT: handle_table_map,
 }
 EVENT_HANDLERS.update({code: handle_rows for code in L.ROWS_EVENT_TYPES})
+EVENT_HANDLERS.update(legacy.HANDLERS)
+
+
+def as_read_log_event_error(exc, reader):
+    """dump_local_log_entries' two lines for a read error: read_log_event's reason, then
+    "Could not read entry at offset N: ..." (the only line when check_header's 13-byte probe
+    of the first event already fails)."""
+    if getattr(exc, "detail", None) or exc.offset is None:
+        return
+    if not (exc.offset == L.BIN_LOG_HEADER_SIZE and reader.probe_short(exc.offset)):
+        exc.detail = in_use_read_error(exc)
+    exc.message = f"Could not read entry at offset {exc.offset}: Error in log format or read error."
 
 
 def in_use_read_error(exc):
@@ -595,25 +618,34 @@ def in_use_read_error(exc):
     reason, sep, rest = exc.message.partition(", data_len: ")
     rest = rest.split(" (", 1)[0]
     text = f"Error in Log_event::read_log_event(): '{reason}'"
+    if not sep and getattr(exc, "data_len", None) is not None:
+        sep, rest = ", data_len: ", f"{exc.data_len}, event_type: {exc.type_code}"
     return text + sep + rest if sep else text
 
 
 def formats_before(reader, fde, start_position):
     """check_header reads on up to --start-position: every format description event there
-    (a relay log holds the master's after its own) is printed, the last one rules."""
+    (a relay log holds the master's after its own) is printed, the last one rules.
+    Returns (formats, error): the error of check_header's probe, which it meets while it
+    walks format description and rotate events, raised after those are printed."""
     formats = [fde]
     pos = fde.pos + fde.event_size
+    probing = True
     while pos < start_position:
         try:
+            if probing:
+                reader.check_probe(pos)
             raw = reader.next_event(pos)
-        except BinlogError:
-            break
+        except BinlogError as exc:
+            return formats, (exc if exc.message.startswith("Could not read entry") else None)
         if raw is None:
             break
         if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
             formats.append(raw)
+        elif raw.type_code != L.ROTATE_EVENT:
+            probing = False
         pos += raw.event_size
-    return formats
+    return formats, None
 
 
 def read_next_event(reader, pos):
@@ -628,6 +660,13 @@ def read_next_event(reader, pos):
 def is_read_error(exc):
     """Whether mariadb-binlog's read_log_event would have failed on it (not the printing)."""
     return isinstance(exc, (TruncatedEventError, InvalidEventError)) or getattr(exc, "read_error", False)
+
+
+def refused_event(exc):
+    """An event read whole but refused (invalid, or shorter than a header): reading it does
+    not count as reaching a --stop-position there, unlike a truncated one."""
+    return (isinstance(exc, InvalidEventError) or exc.message.startswith("Event invalid")
+            or "'Event invalid'" in (getattr(exc, "detail", None) or ""))
 
 
 def unreached_stop_warnings(printer, options):
@@ -666,7 +705,8 @@ def dump(paths, out, options, zone, warn=None, error=None, remote=None):
                     break
                 start = L.BIN_LOG_HEADER_SIZE
         except BinlogkitError as exc:   # the real tool warns after its error line
-            if isinstance(exc, BinlogError) and last and exc.offset is not None:
+            if (isinstance(exc, BinlogError) and last and exc.offset is not None
+                    and not refused_event(exc)):
                 printer.end_position = exc.offset       # a read there counts as reaching it
             exc.warnings = unreached_stop_warnings(printer, options)
             printer.gtids.verify_completed_state(exc.warnings.append)

@@ -18,14 +18,20 @@ TM_BIT_HAS_TRIGGERS_F = 1 << 14
 LOAD_DUP_REPLACE = 2
 
 
+# events whose get_header_len() is 19 (they are read from offset 19 whatever the header length)
+HEXDUMP_MINIMAL_HEADER = frozenset({L.FORMAT_DESCRIPTION_EVENT, L.START_EVENT_V3, L.ROTATE_EVENT})
+
+
 def print_header(p, raw, cache):
     """Log_event::print_header, plus the --hexdump block."""
     when = raw.when
     cache.append(header_text(p._times.get(when) or p.time_text(when), raw.server_id,
                              raw.log_pos, raw.checksum))
-    if p.options.hexdump:
+    if p.options.hexdump:     # get_header_len(): 19 for FDE / Start_v3, else the last FDE's
         cache.append(b"\n")
-        cache.append(hexdump(raw.data, p.hexdump_from, p.header_len))
+        header_len = (L.LOG_EVENT_HEADER_LEN if raw.type_code in HEXDUMP_MINIMAL_HEADER
+                      else p.header_len)
+        cache.append(hexdump(raw.data, p.hexdump_from, header_len))
         cache.append(b"# Event: ")
 
 
@@ -312,8 +318,8 @@ def print_user_var(p, raw, body):
 # -- control events ----------------------------------------------------------------------
 
 def print_rotate(p, raw, body):
-    _header_only(p, raw, b"\tRotate to %s  pos: %d\n" % (comment_safe(body.new_log_ident),
-                                                            body.position))
+    position = body.position - (1 << 64) if body.position >= 1 << 63 else body.position   # llstr
+    _header_only(p, raw, b"\tRotate to %s  pos: %d\n" % (comment_safe(body.new_log_ident), position))
 
 
 def print_stop(p, raw, body):
