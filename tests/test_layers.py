@@ -15,7 +15,7 @@ PACKAGE = ROOT / "binlogkit"
 # packages of a layer of ROOMS (printer, slowlog) do not import each other.
 LAYERS = [
     ("foundation", ["binlogkit", "binlogkit.errors", "binlogkit._accel", "binlogkit._speedups",
-                    "binlogkit._record", "binlogkit.tz", "binlogkit.posixtz"]),
+                    "binlogkit._record", "binlogkit._csrc_hash", "binlogkit.tz", "binlogkit.posixtz"]),
     ("binlog", ["binlogkit.binlog"]),
     ("sources", ["binlogkit.remote"]),
     ("readers", ["binlogkit.printer", "binlogkit.slowlog"]),

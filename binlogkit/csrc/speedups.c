@@ -497,5 +497,14 @@ PyInit__speedups(void)
         Py_DECREF(m);
         return NULL;
     }
+#ifndef BK_SOURCE_HASH
+#define BK_SOURCE_HASH ""
+#endif
+    /* CRC-32 of the csrc/ files this was built from (setup.py): binlogkit/_accel.py
+       leaves a build older than its sources unused */
+    if (PyModule_AddStringConstant(m, "SOURCE_HASH", BK_SOURCE_HASH) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }
