@@ -24,7 +24,6 @@ from binlogkit.binlog.coltypes import (  # noqa: F401  (rows.MYSQL_TYPE_* is the
 )
 from binlogkit.binlog.decimal import decimal_bin_size
 from binlogkit.binlog.events import net_field_length, register, uncompress_binlog
-from binlogkit.binlog.table_metadata import parse_optional_metadata
 
 # Column types: binlog/coltypes.py's table; metadata layouts and fixed sizes derive from it
 _META_1 = C.codes(meta=C.META_1)
@@ -75,6 +74,8 @@ class TableMapBody:
     @property
     def metadata(self):
         """The optional metadata, parsed (table_metadata.OptionalMetadata)."""
+        # API only: the module stays out of start-up (table_metadata does not import rows)
+        from binlogkit.binlog.table_metadata import parse_optional_metadata
         return parse_optional_metadata(self.optional_metadata)
 
 
