@@ -19,10 +19,8 @@ namespace.
 import struct
 
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.coltypes import (  # noqa: F401  (rowcompile.OP_* for the C enum test)
-    FIXED_SIZES, OP_BIT, OP_DATE, OP_DATETIME, OP_DATETIME2, OP_DECIMAL, OP_DOUBLE, OP_ENUM,
-    OP_FLOAT, OP_INT, OP_SET, OP_STRING, OP_TIME, OP_TIME2, OP_TIMESTAMP, OP_TIMESTAMP2, OP_YEAR,
-    OPS,
+from binlogkit.binlog.coltypes import (
+    FIXED_SIZES, OP_BIT, OP_DATE, OP_DATETIME2, OP_DECIMAL, OP_STRING, OP_TIME2, OP_TIMESTAMP2, OPS,
 )
 from binlogkit.binlog.decimal import DIG2BYTES, DIG_PER_DEC1, decimal_bin_size
 from binlogkit.binlog.rowimage import (
