@@ -1,7 +1,7 @@
 """The C accelerator's enums equal the Python tables they mirror.
 
 binlogkit/csrc/*.c/.h repeat a few numberings of the Python code: the
-column ops of binlog/rowcompile.py (OP_*, the op record size), the row-walk
+column ops of binlog/coltypes.py's table (OP_*; the op record size of rowcompile), the row-walk
 steps of binlog/rows.py (STEP_*), the value types of rowvalues.C_TYPES
 (T_*) and the positions in print_row_statements' context tuple.  The C
 source is read here and its enum values compared with the Python ones, so
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from binlogkit.binlog import rowcompile, rowvalues
+from binlogkit.binlog import coltypes, rowcompile, rowvalues
 from binlogkit.binlog import rows as R
 from binlogkit.printer.mysql import fast
 
@@ -45,17 +45,31 @@ def c_enums():
 C = c_enums()
 
 
-@pytest.mark.parametrize("name", sorted(n for n in dir(rowcompile) if re.fullmatch(r"OP_[A-Z0-9]+", n)))
+@pytest.mark.parametrize("name", sorted(n for n in dir(coltypes) if re.fullmatch(r"OP_[A-Z0-9]+", n)))
 def test_column_ops(name):
-    assert C[name] == getattr(rowcompile, name)
+    assert C[name] == getattr(coltypes, name)
 
 
 def test_column_op_set_is_the_same_both_sides():
-    python = {n for n in dir(rowcompile) if re.fullmatch(r"OP_[A-Z0-9]+", n)}
+    python = {n for n in dir(coltypes) if re.fullmatch(r"OP_[A-Z0-9]+", n)}
     c_ops = {n for n in C if re.fullmatch(r"OP_[A-Z0-9]+", n)} - {"OP_LAST", "OP_SIZE"}
     assert c_ops == python
-    assert C["OP_LAST"] == max(getattr(rowcompile, n) for n in python)
+    assert C["OP_LAST"] == max(getattr(coltypes, n) for n in python)
     assert C["OP_SIZE"] == rowcompile._OP_RECORD.size
+    # every op of the table is one the C walker knows, and every C op has a type
+    assert {t.op for t in coltypes.COLUMN_TYPES} - {coltypes.NO_OP} == {C[n] for n in c_ops}
+
+
+def test_column_type_table():
+    """One row per type code, named as its MYSQL_TYPE_ constant (which rows.py re-exports)."""
+    codes = [t.code for t in coltypes.COLUMN_TYPES]
+    assert len(codes) == len(set(codes)) == len(coltypes.BY_CODE)
+    for t in coltypes.COLUMN_TYPES:
+        assert getattr(coltypes, "MYSQL_TYPE_" + t.name) == t.code == getattr(R, "MYSQL_TYPE_" + t.name)
+        assert t.meta in (coltypes.META_NONE, coltypes.META_1, coltypes.META_2LE, coltypes.META_2BE)
+        assert t.fixed_size is None or t.meta in (coltypes.META_NONE, coltypes.META_1)
+    constants = {n for n in dir(coltypes) if n.startswith("MYSQL_TYPE_")}
+    assert constants == {"MYSQL_TYPE_" + t.name for t in coltypes.COLUMN_TYPES}
 
 
 def test_row_walk_steps():

@@ -19,6 +19,9 @@ namespace.
 import struct
 
 from binlogkit.binlog import rows as R
+from binlogkit.binlog.coltypes import (
+    FIXED_SIZES, OP_BIT, OP_DATE, OP_DATETIME2, OP_DECIMAL, OP_STRING, OP_TIME2, OP_TIMESTAMP2, OPS,
+)
 from binlogkit.binlog.decimal import DIG2BYTES, DIG_PER_DEC1, decimal_bin_size
 from binlogkit.binlog.rowimage import (
     ABSENT, Bits, Date, DateTime, Time, Timestamp, resolve_type, _time2,
@@ -55,13 +58,14 @@ class ColumnSpec:
         self.prefix = prefix
 
 
-_INT_CHARS = {R.MYSQL_TYPE_TINY: ("b", 1), R.MYSQL_TYPE_SHORT: ("h", 2),
-              R.MYSQL_TYPE_INT24: ("3s", 3), R.MYSQL_TYPE_LONG: ("i", 4),
-              R.MYSQL_TYPE_LONGLONG: ("q", 8)}
-_PLAIN_FIXED = {R.MYSQL_TYPE_FLOAT: ("f", 4), R.MYSQL_TYPE_DOUBLE: ("d", 8),
-                R.MYSQL_TYPE_YEAR: ("B", 1), R.MYSQL_TYPE_NEWDATE: ("3s", 3),
-                R.MYSQL_TYPE_TIME: ("3s", 3), R.MYSQL_TYPE_DATETIME: ("Q", 8),
-                R.MYSQL_TYPE_TIMESTAMP: ("I", 4)}
+# struct format of each fixed-size value; the sizes are coltypes' table's
+_INT_CHARS = {code: (char, FIXED_SIZES[code]) for code, char in (
+    (R.MYSQL_TYPE_TINY, "b"), (R.MYSQL_TYPE_SHORT, "h"), (R.MYSQL_TYPE_INT24, "3s"),
+    (R.MYSQL_TYPE_LONG, "i"), (R.MYSQL_TYPE_LONGLONG, "q"))}
+_PLAIN_FIXED = {code: (char, FIXED_SIZES[code]) for code, char in (
+    (R.MYSQL_TYPE_FLOAT, "f"), (R.MYSQL_TYPE_DOUBLE, "d"), (R.MYSQL_TYPE_YEAR, "B"),
+    (R.MYSQL_TYPE_NEWDATE, "3s"), (R.MYSQL_TYPE_TIME, "3s"), (R.MYSQL_TYPE_DATETIME, "Q"),
+    (R.MYSQL_TYPE_TIMESTAMP, "I"))}
 _TEMPORAL2_BASE = {R.MYSQL_TYPE_TIME2: 3, R.MYSQL_TYPE_DATETIME2: 5, R.MYSQL_TYPE_TIMESTAMP2: 4}
 
 
@@ -522,16 +526,8 @@ def read_image_fast(layout, data, pos, end):
 # ColumnSpecs above, so the C walker covers exactly the columns the compiled
 # Python covers (and, like it, gives up on anything unusual in an image).
 
-(OP_INT, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME, OP_TIMESTAMP,
- OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT) = range(1, 17)
 _OP_RECORD = struct.Struct("<BBHHHH")
-_SIMPLE_OPS = {
-    R.MYSQL_TYPE_FLOAT: OP_FLOAT, R.MYSQL_TYPE_DOUBLE: OP_DOUBLE, R.MYSQL_TYPE_YEAR: OP_YEAR,
-    R.MYSQL_TYPE_TIME: OP_TIME, R.MYSQL_TYPE_DATETIME: OP_DATETIME,
-    R.MYSQL_TYPE_TIMESTAMP: OP_TIMESTAMP, R.MYSQL_TYPE_ENUM: OP_ENUM, R.MYSQL_TYPE_SET: OP_SET,
-}
-_FSP_OPS = {R.MYSQL_TYPE_TIME2: OP_TIME2, R.MYSQL_TYPE_DATETIME2: OP_DATETIME2,
-            R.MYSQL_TYPE_TIMESTAMP2: OP_TIMESTAMP2}
+_FSP_OP_SET = frozenset({OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2})
 
 
 def column_op(spec):
@@ -545,18 +541,17 @@ def column_op(spec):
     real = spec.real
     if spec.prefix:
         return OP_STRING, 0, 0, spec.prefix, 0
-    if real in _INT_CHARS:
-        return OP_INT, 0, spec.size, 0, 0
-    if real in _SIMPLE_OPS:
-        return _SIMPLE_OPS[real], 0, spec.size, 0, 0
-    if real == R.MYSQL_TYPE_NEWDECIMAL:
-        return OP_DECIMAL, 0, spec.size, spec.meta >> 8, spec.meta & 0xFF
-    if real == R.MYSQL_TYPE_NEWDATE:
-        return OP_DATE, int(spec.col_type == R.MYSQL_TYPE_NEWDATE), spec.size, 0, 0
-    if real in _FSP_OPS:
-        return _FSP_OPS[real], 0, spec.size, spec.meta, 0
-    if real == R.MYSQL_TYPE_BIT:
-        return OP_BIT, 0, spec.size, (spec.meta >> 8) * 8 + (spec.meta & 0xFF), 0
+    op = OPS.get(real)          # coltypes' table
+    if op == OP_DECIMAL:
+        return op, 0, spec.size, spec.meta >> 8, spec.meta & 0xFF
+    if op == OP_DATE:
+        return op, int(spec.col_type == R.MYSQL_TYPE_NEWDATE), spec.size, 0, 0
+    if op in _FSP_OP_SET:
+        return op, 0, spec.size, spec.meta, 0
+    if op == OP_BIT:
+        return op, 0, spec.size, (spec.meta >> 8) * 8 + (spec.meta & 0xFF), 0
+    if op is not None and op != OP_STRING:
+        return op, 0, spec.size, 0, 0
     raise AssertionError("no op for type %d" % real)     # column_spec() filters
 
 

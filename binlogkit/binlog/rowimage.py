@@ -40,6 +40,7 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from binlogkit.binlog import rows as R
+from binlogkit.binlog.coltypes import FIXED_SIZES
 from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
 from binlogkit.errors import CorruptRowError, UnsupportedTypeError
 
@@ -162,8 +163,8 @@ def string_length(col_type, meta):
 _S8 = struct.Struct("<q").unpack_from
 _FLT = struct.Struct("<f").unpack_from
 _DBL = struct.Struct("<d").unpack_from
-_INT_SIZES = {R.MYSQL_TYPE_TINY: 1, R.MYSQL_TYPE_SHORT: 2, R.MYSQL_TYPE_INT24: 3,
-              R.MYSQL_TYPE_LONG: 4, R.MYSQL_TYPE_LONGLONG: 8}
+_INT_SIZES = {code: FIXED_SIZES[code] for code in (
+    R.MYSQL_TYPE_TINY, R.MYSQL_TYPE_SHORT, R.MYSQL_TYPE_INT24, R.MYSQL_TYPE_LONG, R.MYSQL_TYPE_LONGLONG)}
 _BLOB_TYPES = frozenset({R.MYSQL_TYPE_BLOB, R.MYSQL_TYPE_TINY_BLOB, R.MYSQL_TYPE_MEDIUM_BLOB,
                          R.MYSQL_TYPE_LONG_BLOB, R.MYSQL_TYPE_JSON, R.MYSQL_TYPE_VECTOR})
 _FRAC_SCALE = (1, 100000, 10000, 1000, 100, 10, 1)

@@ -9,60 +9,29 @@ import zlib
 
 from binlogkit._accel import speedups
 from binlogkit._record import field, record
+from binlogkit.binlog import coltypes as C
 from binlogkit.binlog import layout as L
+from binlogkit.binlog.coltypes import (  # noqa: F401  (rows.MYSQL_TYPE_* is the usual spelling)
+    MYSQL_TYPE_DECIMAL, MYSQL_TYPE_TINY, MYSQL_TYPE_SHORT, MYSQL_TYPE_LONG, MYSQL_TYPE_FLOAT,
+    MYSQL_TYPE_DOUBLE, MYSQL_TYPE_NULL, MYSQL_TYPE_TIMESTAMP, MYSQL_TYPE_LONGLONG,
+    MYSQL_TYPE_INT24, MYSQL_TYPE_DATE, MYSQL_TYPE_TIME, MYSQL_TYPE_DATETIME, MYSQL_TYPE_YEAR,
+    MYSQL_TYPE_NEWDATE, MYSQL_TYPE_VARCHAR, MYSQL_TYPE_BIT, MYSQL_TYPE_TIMESTAMP2,
+    MYSQL_TYPE_DATETIME2, MYSQL_TYPE_TIME2, MYSQL_TYPE_VARCHAR_COMPRESSED,
+    MYSQL_TYPE_BLOB_COMPRESSED, MYSQL_TYPE_VECTOR, MYSQL_TYPE_JSON, MYSQL_TYPE_NEWDECIMAL,
+    MYSQL_TYPE_ENUM, MYSQL_TYPE_SET, MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_MEDIUM_BLOB,
+    MYSQL_TYPE_LONG_BLOB, MYSQL_TYPE_BLOB, MYSQL_TYPE_VAR_STRING, MYSQL_TYPE_STRING,
+    MYSQL_TYPE_GEOMETRY,
+)
 from binlogkit.binlog.decimal import decimal_bin_size
 from binlogkit.binlog.events import net_field_length, register, uncompress_binlog
-from binlogkit.binlog.table_metadata import parse_optional_metadata
 
-# Column types (mysql_com.h / MariaDB field types)
-MYSQL_TYPE_DECIMAL = 0
-MYSQL_TYPE_TINY = 1
-MYSQL_TYPE_SHORT = 2
-MYSQL_TYPE_LONG = 3
-MYSQL_TYPE_FLOAT = 4
-MYSQL_TYPE_DOUBLE = 5
-MYSQL_TYPE_NULL = 6
-MYSQL_TYPE_TIMESTAMP = 7
-MYSQL_TYPE_LONGLONG = 8
-MYSQL_TYPE_INT24 = 9
-MYSQL_TYPE_DATE = 10
-MYSQL_TYPE_TIME = 11
-MYSQL_TYPE_DATETIME = 12
-MYSQL_TYPE_YEAR = 13
-MYSQL_TYPE_NEWDATE = 14
-MYSQL_TYPE_VARCHAR = 15
-MYSQL_TYPE_BIT = 16
-MYSQL_TYPE_TIMESTAMP2 = 17
-MYSQL_TYPE_DATETIME2 = 18
-MYSQL_TYPE_TIME2 = 19
-MYSQL_TYPE_VARCHAR_COMPRESSED = 141   # MariaDB: BLOB_COMPRESSED is 140
-MYSQL_TYPE_BLOB_COMPRESSED = 140
-MYSQL_TYPE_VECTOR = 242
-MYSQL_TYPE_JSON = 245
-MYSQL_TYPE_NEWDECIMAL = 246
-MYSQL_TYPE_ENUM = 247
-MYSQL_TYPE_SET = 248
-MYSQL_TYPE_TINY_BLOB = 249
-MYSQL_TYPE_MEDIUM_BLOB = 250
-MYSQL_TYPE_LONG_BLOB = 251
-MYSQL_TYPE_BLOB = 252
-MYSQL_TYPE_VAR_STRING = 253
-MYSQL_TYPE_STRING = 254
-MYSQL_TYPE_GEOMETRY = 255
+# Column types: binlog/coltypes.py's table; metadata layouts and fixed sizes derive from it
+_META_1 = C.codes(meta=C.META_1)
+_META_2_LE = C.codes(meta=C.META_2LE)
+_META_2_BE = C.codes(meta=C.META_2BE)
+_FIXED_SIZE = C.FIXED_SIZES
 
-_META_1 = frozenset({MYSQL_TYPE_FLOAT, MYSQL_TYPE_DOUBLE, MYSQL_TYPE_BLOB,
-                     MYSQL_TYPE_BLOB_COMPRESSED, MYSQL_TYPE_GEOMETRY, MYSQL_TYPE_JSON,
-                     MYSQL_TYPE_TIME2, MYSQL_TYPE_DATETIME2, MYSQL_TYPE_TIMESTAMP2,
-                     MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_MEDIUM_BLOB, MYSQL_TYPE_LONG_BLOB,
-                     MYSQL_TYPE_VECTOR})
-_META_2_LE = frozenset({MYSQL_TYPE_VARCHAR, MYSQL_TYPE_VARCHAR_COMPRESSED, MYSQL_TYPE_VAR_STRING})
-_META_2_BE = frozenset({MYSQL_TYPE_NEWDECIMAL, MYSQL_TYPE_SET, MYSQL_TYPE_ENUM, MYSQL_TYPE_STRING})
-_FIXED_SIZE = {
-    MYSQL_TYPE_TINY: 1, MYSQL_TYPE_YEAR: 1, MYSQL_TYPE_SHORT: 2, MYSQL_TYPE_INT24: 3,
-    MYSQL_TYPE_LONG: 4, MYSQL_TYPE_LONGLONG: 8, MYSQL_TYPE_FLOAT: 4, MYSQL_TYPE_DOUBLE: 8,
-    MYSQL_TYPE_NULL: 0, MYSQL_TYPE_NEWDATE: 3, MYSQL_TYPE_DATE: 3, MYSQL_TYPE_TIME: 3,
-    MYSQL_TYPE_TIMESTAMP: 4, MYSQL_TYPE_DATETIME: 8,
-}
+
 def parse_column_metadata(types, meta_bytes):
     """Per-column metadata ints from the TABLE_MAP metadata block (table_def)."""
     metas = []
@@ -76,9 +45,6 @@ def parse_column_metadata(types, meta_bytes):
             pos += 2
         elif col_type in _META_2_BE:
             metas.append((meta_bytes[pos] << 8) | meta_bytes[pos + 1])
-            pos += 2
-        elif col_type == MYSQL_TYPE_BIT:
-            metas.append(meta_bytes[pos] | (meta_bytes[pos + 1] << 8))
             pos += 2
         else:
             metas.append(0)
@@ -108,6 +74,8 @@ class TableMapBody:
     @property
     def metadata(self):
         """The optional metadata, parsed (table_metadata.OptionalMetadata)."""
+        # API only: the module stays out of start-up (table_metadata does not import rows)
+        from binlogkit.binlog.table_metadata import parse_optional_metadata
         return parse_optional_metadata(self.optional_metadata)
 
 

@@ -12,7 +12,7 @@
  * the newline) and the whole NULL text.  One value reader feeds two emitters:
  *
  *   rows_text(plan, data) -> (text, rows), or None     (csrc/text.c)
- *       the -v / -vv text of a rows event's images: printer/rows_fast.py
+ *       the -v / -vv text of a rows event's images: printer/mariadb/rows_fast.py
  *       (c_text_plan builds the plan) and rows_verbose._print_compiled are
  *       its twins; print_row_statements uses it for whole statements.
  *   rows_values(program, program_ai, kind, data, pos, types) -> (pairs, pos)
@@ -256,7 +256,7 @@ bk_read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_ssize_t end
             return 0;
         v->part[6] = u * FRAC_SCALE[nfrac];
         break;
-    case OP_TIME2: {                 /* rowvalues._time2 */
+    case OP_TIME2: {                 /* rowimage._time2 */
         long long packed;
         if (nfrac == 3) {
             packed = (long long)get_be(x, 6) - 0x800000000000LL;

@@ -5,17 +5,17 @@
  */
 #include "speedups.h"
 
-/* ---- whole row statements (printer/dump.py) --------------------------------------
+/* ---- whole row statements (printer/mariadb/driver.py) --------------------------------------
  *
  * print_row_statements(buf, rel, pos, ctx) -> (events, new_pos, text)
  *
- * What dump.py's process_event + handle_annotate_rows / handle_table_map /
+ * What the MariaDB driver's process_event + handle_annotate_rows / handle_table_map /
  * handle_rows print for whole row statements -- Annotate_rows, Table_map(s),
  * rows events, the last one with STMT_END_F -- with the default options, or
  * with -v/-vv and/or --base64-output=decode-rows (dump.fast_rows_eligible),
  * for as many statements as follow each other in buf[rel:] (pos: the file
  * offset of buf[rel]).  The -v text comes from csrc/image.c over the
- * plans of printer/rows_fast.py c_text_plan; a rows event that code does
+ * plans of printer/mariadb/rows_fast.py c_text_plan; a rows event that code does
  * not handle (an unknown table, no rows, an odd value...) is left to Python
  * like any other event it cannot print.  Only whole statements are printed: at the first event that
  * is not part of one (or cannot be handled here: an incomplete event, the
@@ -25,7 +25,7 @@
  * state is therefore clean (no pending annotate, head, body or row count)
  * before and after a call.
  *
- * ctx is a tuple built by dump.py (Printer._fast_context), in this order:
+ * ctx is a tuple built by printer/mariadb/driver.py (Printer._fast_context), in this order:
  */
 /* (the ctx entries: CTX_* in csrc/speedups.h) */
 

@@ -11,16 +11,16 @@
  * Python twin each.
  *
  *   RawEvent, frame(buf, rel, pos, has_crc) binlog/reader.py RawEvent, _next_buffered
- *   base64_lines(data)                      printer/events.py base64_lines
+ *   base64_lines(data)                      printer/text.py base64_lines
  *   header(time_text, server_id, log_pos, checksum)
- *                                           printer/events.py print_header
+ *                                           printer/text.py header_text
  *   count_rows(steps, steps_ai, data)       binlog/rows.py count_rows_py
  *   print_row_statements(buf, rel, pos, ctx)
- *                                           printer/dump.py: process_event and the
+ *                                           printer/mariadb/driver.py: process_event and the
  *                                           Annotate/Table_map/rows handlers, for
  *                                           whole row statements, default options
  *                                           and -v/-vv/decode-rows (in csrc/rows.c)
- *   rows_text(plan, data)                   printer/rows_verbose.py _print_compiled
+ *   rows_text(plan, data)                   printer/mariadb/rows_verbose.py _print_compiled
  *                                           (in csrc/text.c)
  *   rows_values(program, program_ai, kind, data, pos, types)
  *                                           binlog/rowvalues.py iter_rows

@@ -166,7 +166,7 @@ int bk_put_event_header(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t 
 int bk_put_at(Buf *b, long long pos);
 
 /* csrc/image.c: column programs (rowcompile.c_program) */
-/* Column ops: keep in sync with rowcompile.py OP_*. */
+/* Column ops: binlog/coltypes.py OP_* (tests/test_speedups_enums.py asserts them equal). */
 enum {
     OP_INT = 1, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME,
     OP_TIMESTAMP, OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT,

@@ -4,16 +4,16 @@
  *
  *   rows_text(plan, data) -> (text, rows), or None when not handled
  *
- * plan (printer/rows_fast.py c_text_plan) is (head, clause2, image,
+ * plan (printer/mariadb/rows_fast.py c_text_plan) is (head, clause2, image,
  * image_ai[, flavor]): the "### INSERT INTO `db`.`t`" line with its first
  * clause, the UPDATE's "### SET" (else None), per image its column program with
  * the texts around each value, and 1 for mysqlbinlog's text (plans of
- * printer/mysql/fast.py c_text_plan; put_value_text says where it differs).  The text is rows_verbose.format_value's
+ * printer/mysql/fast.py c_text_plan; put_value_text says where it differs).  The text is mariadb/values.format_value's
  * (the reference; rows_verbose._print_compiled is the compiled Python twin).
  */
 #include "speedups.h"
 
-/* ---- -v / -vv text (rows_verbose.format_value) ----------------------------------- */
+/* ---- -v / -vv text (mariadb/values.format_value) ----------------------------------- */
 
 static const unsigned long long FRAC_DIV[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
 

@@ -11,6 +11,7 @@ flavor defines (printer/mariadb/tablemeta.py, printer/mysql/tablemeta.py).
 """
 from binlogkit._record import record
 
+from binlogkit.binlog import coltypes as C
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.table_metadata import CharsetIterator, OptionalMetadata, parse_optional_metadata
 from binlogkit.printer.safety import comment_safe
@@ -18,10 +19,9 @@ from binlogkit.printer.text import pretty_print_str
 
 BINARY_COLLATION = 63
 ENUM_SET = frozenset({R.MYSQL_TYPE_ENUM, R.MYSQL_TYPE_SET})
-_SIMPLE_NAMES = {R.MYSQL_TYPE_LONG: b"INT", R.MYSQL_TYPE_TINY: b"TINYINT",
-                 R.MYSQL_TYPE_SHORT: b"SMALLINT", R.MYSQL_TYPE_INT24: b"MEDIUMINT",
-                 R.MYSQL_TYPE_LONGLONG: b"BIGINT", R.MYSQL_TYPE_NEWDATE: b"DATE",
-                 R.MYSQL_TYPE_DATE: b"DATE", R.MYSQL_TYPE_YEAR: b"YEAR"}
+_META_LENGTH = {C.META_NONE: 0, C.META_1: 1, C.META_2LE: 2, C.META_2BE: 2}
+# the types whose name says all: (name, metadata bytes to step over), from coltypes' table
+_PLAIN_NAMES = {t.code: (t.sql_name, _META_LENGTH[t.meta]) for t in C.COLUMN_TYPES if t.sql_name}
 _FSP_NAMES = {R.MYSQL_TYPE_TIMESTAMP2: b"TIMESTAMP", R.MYSQL_TYPE_DATETIME2: b"DATETIME",
               R.MYSQL_TYPE_TIME2: b"TIME"}
 _BLOB_NAMES = {1: (b"TINYBLOB", b"TINYTEXT"), 2: (b"BLOB", b"TEXT"),
@@ -69,33 +69,30 @@ def raw_metadata(tm):
     """The TABLE_MAP metadata bytes, rebuilt from the per-column values."""
     out = bytearray()
     for col_type, meta in zip(tm.column_types, tm.column_meta):
-        if col_type in R._META_1 or col_type == R.MYSQL_TYPE_VECTOR:
+        layout = C.BY_CODE[col_type].meta if col_type in C.BY_CODE else C.META_NONE
+        if layout == C.META_1:
             out.append(meta & 0xFF)
-        elif col_type in R._META_2_LE or col_type == R.MYSQL_TYPE_BIT:
+        elif layout == C.META_2LE:
             out += bytes((meta & 0xFF, meta >> 8))
-        elif col_type in R._META_2_BE:
+        elif layout == C.META_2BE:
             out += bytes((meta >> 8, meta & 0xFF))
     return bytes(out)
 
 
 def type_name(dialect, real_type, meta, pos, cs, geometry_type, dims):
     """get_type_name: (name, position after the column's metadata); b'' when unknown."""
-    name = _SIMPLE_NAMES.get(real_type)
-    if name is not None:
-        return name, pos
+    plain = _PLAIN_NAMES.get(real_type)
+    if plain is not None:
+        return plain[0], pos + plain[1]
     is_text = cs is not None and cs != BINARY_COLLATION
     maxlen = dialect.collations[cs][2] if cs is not None else 1
     if real_type == R.MYSQL_TYPE_NEWDECIMAL:
         return b"DECIMAL(%d,%d)" % (meta[pos], meta[pos + 1]), pos + 2
-    if real_type in (R.MYSQL_TYPE_FLOAT, R.MYSQL_TYPE_DOUBLE):
-        return (b"FLOAT" if real_type == R.MYSQL_TYPE_FLOAT else b"DOUBLE"), pos + 1
     if real_type == R.MYSQL_TYPE_BIT:
         return b"BIT(%d)" % (meta[pos] + meta[pos + 1] * 8), pos + 2
     fsp = _FSP_NAMES.get(real_type)
     if fsp is not None:
         return (fsp + b"(%d)" % meta[pos] if meta[pos] else fsp), pos + 1
-    if real_type in ENUM_SET:
-        return (b"ENUM" if real_type == R.MYSQL_TYPE_ENUM else b"SET"), pos + 2
     if real_type == R.MYSQL_TYPE_BLOB:
         size = meta[pos]
         if size in _BLOB_NAMES:

@@ -7,7 +7,6 @@ named after it.  Each writes bytes into the printer's caches (`head`, `body`,
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_to_text
 from binlogkit.printer.mariadb.charsets import COLLATIONS
-from binlogkit.printer.mariadb.tablemeta import print_table_metadata
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 from binlogkit.printer.text import (
@@ -466,6 +465,8 @@ def print_table_map(p, raw, body):
         st.head.append(p.table_map_text(body))
     if not opts.short_form or opts.print_row_count:
         if opts.print_table_metadata:
+            # --print-table-metadata only: its modules stay out of every other run's start-up
+            from binlogkit.printer.mariadb.tablemeta import print_table_metadata
             st.head.append(print_table_metadata(body))
         if p.encoded:
             st.body.append(base64_lines(raw.data))

@@ -12,6 +12,7 @@ import struct
 
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
+from binlogkit.binlog.coltypes import FIXED_SIZES, MYSQL_TYPE_VECTOR
 from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
 from binlogkit.binlog.events import net_field_length
 from binlogkit.binlog.mysql_events import parse_extra_row_info
@@ -21,7 +22,6 @@ from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.tablemeta import table_metadata
 from binlogkit.printer.text import backtick
 
-MYSQL_TYPE_VECTOR = 242
 PARTIAL_JSON_UPDATES = 1
 _FLOAT = struct.Struct("<f").unpack_from
 _DOUBLE = struct.Struct("<d").unpack_from
@@ -419,9 +419,11 @@ def _value_printer(col_type, meta):
     return print_any
 
 
-_FIXED = {R.MYSQL_TYPE_TINY: 1, R.MYSQL_TYPE_SHORT: 2, R.MYSQL_TYPE_INT24: 3, R.MYSQL_TYPE_LONG: 4,
-          R.MYSQL_TYPE_LONGLONG: 8, R.MYSQL_TYPE_YEAR: 1, R.MYSQL_TYPE_NEWDATE: 3, R.MYSQL_TYPE_TIME: 3,
-          R.MYSQL_TYPE_TIMESTAMP: 4, R.MYSQL_TYPE_DATETIME: 8}
+# calc_field_size's constant sizes (FLOAT and DOUBLE: the metadata, below), from coltypes' table
+_FIXED = {code: FIXED_SIZES[code] for code in (
+    R.MYSQL_TYPE_TINY, R.MYSQL_TYPE_SHORT, R.MYSQL_TYPE_INT24, R.MYSQL_TYPE_LONG, R.MYSQL_TYPE_LONGLONG,
+    R.MYSQL_TYPE_YEAR, R.MYSQL_TYPE_NEWDATE, R.MYSQL_TYPE_TIME, R.MYSQL_TYPE_TIMESTAMP,
+    R.MYSQL_TYPE_DATETIME)}
 
 
 def _fixed_size(col_type, meta):
