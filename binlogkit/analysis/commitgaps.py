@@ -195,3 +195,12 @@ def _frame(rows) -> pd.DataFrame:
     for col in ("start", "end"):
         df[col] = pd.to_datetime(df[col].astype("int64"), unit="us", utc=True)
     return df
+
+
+def gaps_at_rotations(commits, rotations, min_gap_s=1.0):
+    """commit_gaps of the commit times rotations_frame collected, told where the
+    rotations of `rotations` (a rotations_table) were; None without commits."""
+    if not commits:
+        return None
+    at = [int(a.timestamp()) for a in rotations["at"].dropna()] if len(rotations) else []
+    return commit_gaps(commits, min_gap_s=min_gap_s, rotations=at)

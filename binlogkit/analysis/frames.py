@@ -59,13 +59,13 @@ import numpy as np
 import pandas as pd
 
 from binlogkit.analysis import accessor as _accessor  # noqa: F401  (registers df.binlogkit)
-from binlogkit.analysis.commitgaps import commit_gaps
+from binlogkit.analysis.commitgaps import gaps_at_rotations
 from binlogkit.analysis.pileups import statements_frame
 from binlogkit.analysis.progress import progress_bar
 from binlogkit.analysis.records import (
     EVENT_FIELDS, TRANSACTION_FIELDS, chunked, event_rows, transaction_rows,
 )
-from binlogkit.analysis.rotations import restarts, rotations_table
+from binlogkit.analysis.rotations import covered_span, restarts, rotations_table
 from binlogkit.analysis.stalls import find_stalls
 from binlogkit.binlog.layout import TYPE_NAMES
 from binlogkit.slowlog.clock import warn_zone
@@ -276,25 +276,9 @@ def stalls_frame(binlogs, slowlogs, *, server_tz=None, min_latency=0.5, min_dura
     statements = statements_frame(paths_list(slowlogs), zone=server_tz, stats=stats)
     warn_zone(stats, server_tz)
     rotations = rotations_table(files)
-    return find_stalls(statements, rotations, restarts(files), _covered(files),
+    return find_stalls(statements, rotations, restarts(files), covered_span(files),
                        min_latency=min_latency, min_duration=min_duration,
-                       gaps=_commit_gaps(commits, rotations))
-
-
-def _covered(files):
-    """(first, last) instant of the binlogs on the server's clock (client-set times left
-    out, see binlogkit.analysis.fileclock); None without files."""
-    if not len(files):
-        return None
-    first = files["clock_first"].where(files["clock_first"].notna(), files["first_event"])
-    last = files["clock_last"].where(files["clock_last"].notna(), files["last_event"])
-    return first.min(), last.max()
-
-
-def _commit_gaps(commits, rotations):
-    if not commits:
-        return None
-    return commit_gaps(commits, rotations=[int(a.timestamp()) for a in rotations["at"].dropna()])
+                       gaps=gaps_at_rotations(commits, rotations))
 
 
 def file_frame(path, what="events", **kw):

@@ -385,3 +385,13 @@ def restarts(files: pd.DataFrame) -> pd.DataFrame:
                 "crash (previous file still marked in use)" if before["in_use"] else "unknown")
         out.append({"file": f["file"], "at": f["created"], "previous_end": how})
     return pd.DataFrame(out, columns=["file", "at", "previous_end"])
+
+
+def covered_span(files):
+    """(first, last) instant the binlogs of a rotations_frame cover on the server's clock
+    (client-set event times left out, see binlogkit.analysis.fileclock); None without files."""
+    if files is None or not len(files):
+        return None
+    first = files["clock_first"].where(files["clock_first"].notna(), files["first_event"])
+    last = files["clock_last"].where(files["clock_last"].notna(), files["last_event"])
+    return first.min(), last.max()

@@ -48,10 +48,10 @@ import numpy as np
 import pandas as pd
 
 from binlogkit._record import field, record
-from binlogkit.analysis.commitgaps import commit_gaps
+from binlogkit.analysis.commitgaps import gaps_at_rotations
 from binlogkit.analysis.pileups import check_statements, statements_frame
 from binlogkit.analysis.rotations import restarts as find_restarts
-from binlogkit.analysis.rotations import rotations_frame, rotations_table
+from binlogkit.analysis.rotations import covered_span, rotations_frame, rotations_table
 from binlogkit.analysis.stalls import (
     COMMIT_SYNC_CAUSE, LOCK_CAUSE, ROTATION_CAUSE, cadence, find_stalls,
 )
@@ -121,13 +121,10 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
     covered = None
     if files is not None and len(files):
         notes += _file_notes(files)
-        covered = _covered(files)
+        covered = covered_span(files)
         _check_overlap(covered, statements, server_tz, notes)
     restarts = find_restarts(files) if files is not None else None
-    gaps = None
-    if commits:
-        rot_s = [int(a.timestamp()) for a in rotations["at"].dropna()] if len(rotations) else []
-        gaps = commit_gaps(commits, min_gap_s=MIN_GAP_S, rotations=rot_s)
+    gaps = gaps_at_rotations(commits, rotations, min_gap_s=MIN_GAP_S)
     stalls = find_stalls(statements, rotations, restarts, covered,
                          min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S, gaps=gaps)
     lo = _max(since_us, watermark)
@@ -174,14 +171,6 @@ def _window(stalls, rotations, lo_us, hi_us, prev):
             rk &= rotations["at"].map(_us) <= hi_us
         rotations = rotations[rk].reset_index(drop=True)
     return stalls, rotations
-
-
-def _covered(files):
-    """(first, last) instant the binlogs cover on the server's clock (client-set
-    event times left out, see binlogkit.analysis.fileclock)."""
-    first = files["clock_first"].where(files["clock_first"].notna(), files["first_event"])
-    last = files["clock_last"].where(files["clock_last"].notna(), files["last_event"])
-    return first.min(), last.max()
 
 
 def _file_notes(files) -> list:
@@ -289,7 +278,7 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
     stall_docs = [_stall_dict(r, threshold) for _, r in stalls.iterrows()]
     first, last, n_new = _reported_span(statements, lo_us, until_us)
     if not n_new and files is not None and len(files) and lo_us is None and until_us is None:
-        first, last = _covered(files)                 # binlog evidence only
+        first, last = covered_span(files)             # binlog evidence only
         n_new = int(files["events"].sum())
         notes.append("The slow log has no statement: stalls come from the binlogs' commit gaps "
                      "alone (its filters, log_slow_filter or long_query_time, may leave the "
@@ -316,7 +305,7 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
             "slowlogs": [os.path.basename(str(p)) for p in slowlogs],
             "statements": int(len(statements)),
             "slow_statements": int((statements["query_time"] >= MIN_LATENCY_S).sum()),
-            "binlog_span": None if files is None or not len(files) else _span(*_covered(files)),
+            "binlog_span": None if files is None or not len(files) else _span(*covered_span(files)),
             "slowlog_span": _span(statements["start"].min(), statements["end"].max())
             if len(statements) else None,
             "server_tz": server_tz, "min_query_time_s": min_qt,
