@@ -172,6 +172,19 @@ def test_slowlog_csv_attrs_is_the_objects_json_text(tmp_path):
     assert [json.loads(a) for a in back["attrs"]] == [_attrs(r) for r in _slowlog_events(*SLOW_ALL)]
 
 
+def test_slowlog_csv_attrs_text_is_the_same_in_slowlog_events(tmp_path):
+    """The same cell text in both commands' CSV (compact JSON, UTF-8 kept)."""
+    out = tmp_path / "slow.csv"
+    res = run_process(*SLOW_ALL, "--what", "slowlog", "--server-tz", "UTC", "-o", str(out))
+    assert res.returncode == 0, res.stderr.decode()
+    events = subprocess.run([sys.executable, "-m", "binlogkit", "slowlog", "events", "--server-tz",
+                             "UTC", "--format", "csv", *SLOW_ALL], capture_output=True, cwd=ROOT)
+    assert events.returncode == 0, events.stderr.decode()
+    ours = pd.read_csv(out, keep_default_na=False)["attrs"].tolist()
+    theirs = pd.read_csv(io.BytesIO(events.stdout), keep_default_na=False)["attrs"].tolist()
+    assert ours == theirs and any(a != "{}" for a in ours)
+
+
 def test_json_lines_splice_json_text_columns():
     from binlogkit.analysis.export import _json_lines
     df = pd.DataFrame({"q": ["a/b\u2028c", None], "attrs": ['{"k":"x/y","n":1}', None]})

@@ -17,7 +17,6 @@ it is that object's JSON text (a string column).
 """
 from __future__ import annotations
 
-import json
 import os
 import resource
 import shutil
@@ -48,7 +47,7 @@ SLOWLOG_DTYPES = {
 
 
 def _slowlog_chunks(path, chunk_size, server_tz=None, server_version=None):
-    from binlogkit.slowlog.fields import entry_row
+    from binlogkit.slowlog.fields import attrs_text, entry_row
     from binlogkit.slowlog.clock import warn_zone
     from binlogkit.slowlog.parser import ParseStats, parse_slowlog
     stats = ParseStats()
@@ -57,15 +56,10 @@ def _slowlog_chunks(path, chunk_size, server_tz=None, server_version=None):
         rows = []
         for ev in chunk:
             row = entry_row(ev)
-            row["attrs"] = _json_text(row["attrs"])
+            row["attrs"] = attrs_text(row["attrs"])
             rows.append(row)
         yield _slowlog_frame(rows)
     warn_zone(stats, server_tz)    # times are UTC; say when the server's zone was assumed
-
-
-def _json_text(value):
-    """An object as compact JSON text, as pandas writes the other columns of a JSON line."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 # columns holding JSON text that JSON lines write as the value itself (an object)

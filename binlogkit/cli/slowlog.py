@@ -142,7 +142,7 @@ def _zone_warnings(stats, server_tz):
               help="Output file (required for parquet).")
 def events(files, server_tz, fmt, output):
     """Write every parsed entry of FILES (one row each, times in UTC)."""
-    from binlogkit.slowlog.fields import BASE_COLUMNS, entry_row
+    from binlogkit.slowlog.fields import BASE_COLUMNS, attrs_text, entry_row
     zone = server_zone(server_tz)
     stats = ParseStats()
     entries = parse_slowlog(list(files), zone=zone, stats=stats)
@@ -166,7 +166,7 @@ def events(files, server_tz, fmt, output):
                 w.writerow(BASE_COLUMNS + ["attrs"])
                 for ev in entries:
                     row = entry_row(ev)
-                    row["attrs"] = json.dumps(row["attrs"])
+                    row["attrs"] = attrs_text(row["attrs"])
                     w.writerow([row[c] for c in BASE_COLUMNS + ["attrs"]])
         finally:
             if out is not sys.stdout:

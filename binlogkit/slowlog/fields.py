@@ -15,11 +15,13 @@
 
 from __future__ import annotations
 
+import json
+
 from binlogkit.slowlog.attrs import BOOL, NUM, type_of
 from binlogkit.slowlog.fingerprint import fingerprint, query_id
 from binlogkit.slowlog.timeparse import iso_utc
 
-__all__ = ["typed_attrs", "entry_row", "BASE_COLUMNS", "MILLISECOND_FIELDS"]
+__all__ = ["typed_attrs", "entry_row", "attrs_text", "BASE_COLUMNS", "MILLISECOND_FIELDS"]
 
 MILLISECOND_FIELDS = frozenset({b"Pages_read_time", b"Engine_time"})
 _RENAME = {b"QC_hit": b"QC_Hit"}
@@ -77,3 +79,9 @@ def entry_row(ev, with_fingerprint=True):
         "fingerprint": _s(fp), "query": _s(ev.query),
         "attrs": typed_attrs(ev),
     }
+
+
+def attrs_text(attrs):
+    """An entry's `attrs` where a cell holds text (CSV, Parquet): compact JSON, UTF-8 kept,
+    keys in log order -- the same text in `slowlog events` and `export`."""
+    return json.dumps(attrs, ensure_ascii=False, separators=(",", ":"))
