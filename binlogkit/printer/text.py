@@ -7,6 +7,7 @@ is there; the `_py` functions are the reference it is tested against.
 import binascii
 
 from binlogkit._accel import speedups
+from binlogkit.binlog import layout as L
 
 _b2a = binascii.b2a_base64
 # Incident_log_event::description_text (both tools know these two)
@@ -43,6 +44,28 @@ def header_text_py(time_text, server_id, log_pos, checksum):
 # the same text from the C accelerator when it is there
 base64_lines = speedups.base64_lines if speedups is not None else base64_lines_py
 header_text = speedups.header if speedups is not None else header_text_py
+
+
+def print_thread_id(p, raw, body, out):
+    """print_query_header's pseudo_thread_id line, the same in both tools: once, and again
+    when a thread-specific event comes from another thread (--short-form hides the id)."""
+    st = p.state
+    if not st.thread_id_printed or (raw.flags & L.LOG_EVENT_THREAD_SPECIFIC_F
+                                    and body.thread_id != st.thread_id):
+        out.append(b"SET @@session.pseudo_thread_id=%d%s\n" % (
+            999999999 if p.options.short_form else body.thread_id, st.delimiter))
+        st.thread_id = body.thread_id
+        st.thread_id_printed = True
+
+
+def print_auto_increment(st, body, out):
+    """print_query_header's auto_increment line, the same in both tools: when either changes."""
+    if (st.auto_increment_increment != body.auto_increment_increment
+            or st.auto_increment_offset != body.auto_increment_offset):
+        out.append(b"SET @@session.auto_increment_increment=%d, @@session.auto_increment_offset=%d%s\n"
+                   % (body.auto_increment_increment, body.auto_increment_offset, st.delimiter))
+        st.auto_increment_increment = body.auto_increment_increment
+        st.auto_increment_offset = body.auto_increment_offset
 
 
 def print_time_zone_lc_db(st, body, out):

@@ -10,7 +10,8 @@ from binlogkit.printer.mariadb.charsets import COLLATIONS
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 from binlogkit.printer.text import (
-    INCIDENT_NAMES, backtick, base64_lines, header_text, pretty_print_str, print_time_zone_lc_db,
+    INCIDENT_NAMES, backtick, base64_lines, header_text, pretty_print_str, print_auto_increment,
+    print_thread_id, print_time_zone_lc_db,
 )
 
 TM_BIT_HAS_TRIGGERS_F = 1 << 14
@@ -166,23 +167,13 @@ def print_query_header(p, raw, body, out):
         out.append(b"SET TIMESTAMP=%d.%06d%s\n" % (raw.when, body.when_sec_part, d))
     else:
         out.append(b"SET TIMESTAMP=%d%s\n" % (raw.when, d))
-    if not st.thread_id_printed or (raw.flags & L.LOG_EVENT_THREAD_SPECIFIC_F
-                                    and body.thread_id != st.thread_id):
-        out.append(b"SET @@session.pseudo_thread_id=%d%s\n" % (
-            999999999 if p.options.short_form else body.thread_id, d))
-        st.thread_id = body.thread_id
-        st.thread_id_printed = True
+    print_thread_id(p, raw, body, out)
     if body.flags2 is not None:
         print_flags2(p, body, out)
     if body.sql_mode is not None and (not st.sql_mode_inited or st.sql_mode != body.sql_mode):
         out.append(b"SET @@session.sql_mode=%d%s\n" % (body.sql_mode, d))
         st.sql_mode, st.sql_mode_inited = body.sql_mode, True
-    if (st.auto_increment_increment != body.auto_increment_increment
-            or st.auto_increment_offset != body.auto_increment_offset):
-        out.append(b"SET @@session.auto_increment_increment=%d, @@session.auto_increment_offset=%d%s\n"
-                   % (body.auto_increment_increment, body.auto_increment_offset, d))
-        st.auto_increment_increment = body.auto_increment_increment
-        st.auto_increment_offset = body.auto_increment_offset
+    print_auto_increment(st, body, out)
     print_charset(p, body, out)
     print_time_zone_lc_db(st, body, out)
 

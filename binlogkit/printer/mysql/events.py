@@ -6,7 +6,10 @@ the head cache (`p.state.head`) the way the real tool writes its IO_CACHE.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_to_text
-from binlogkit.printer.text import INCIDENT_NAMES, backtick, pretty_print_str, print_time_zone_lc_db
+from binlogkit.printer.text import (
+    INCIDENT_NAMES, backtick, pretty_print_str, print_auto_increment, print_thread_id,
+    print_time_zone_lc_db,
+)
 from binlogkit.printer.mysql.charsets import COLLATIONS
 from binlogkit.printer.mysql.header import print_base64, print_header
 from binlogkit.printer.safety import comment_safe
@@ -102,12 +105,7 @@ def _session_vars(st, body, out):
         mask = b"/*!80005 &~0x1003ff00*/" if body.sql_mode & REMOVED_SQL_MODES else b""
         out.append(b"SET @@session.sql_mode=%d%s%s\n" % (body.sql_mode, mask, d))
         st.sql_mode, st.sql_mode_inited = body.sql_mode, True
-    if (st.auto_increment_increment != body.auto_increment_increment
-            or st.auto_increment_offset != body.auto_increment_offset):
-        out.append(b"SET @@session.auto_increment_increment=%d, @@session.auto_increment_offset=%d%s\n"
-                   % (body.auto_increment_increment, body.auto_increment_offset, d))
-        st.auto_increment_increment = body.auto_increment_increment
-        st.auto_increment_offset = body.auto_increment_offset
+    print_auto_increment(st, body, out)
     if body.charset is not None and (not st.charset_inited or st.charset != body.charset):
         client = int.from_bytes(body.charset[0:2], "little")
         info = COLLATIONS.get(client)
@@ -161,11 +159,7 @@ def print_query_header(p, ev, body, out):
         out.append(b"SET TIMESTAMP=%d.%06d%s\n" % (ev.when, body.when_sec_part, d))
     else:
         out.append(b"SET TIMESTAMP=%d%s\n" % (ev.when, d))
-    if not st.thread_id_printed or (ev.flags & L.LOG_EVENT_THREAD_SPECIFIC_F
-                                    and body.thread_id != st.thread_id):
-        out.append(b"SET @@session.pseudo_thread_id=%d%s\n" % (
-            999999999 if p.options.short_form else body.thread_id, d))
-        st.thread_id, st.thread_id_printed = body.thread_id, True
+    print_thread_id(p, ev, body, out)
     if body.flags2 is not None:
         _flags2(st, body, out)
     _session_vars(st, body, out)

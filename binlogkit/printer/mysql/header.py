@@ -4,8 +4,8 @@ Written from the format strings of Log_event::print_header and
 Log_event::print_base64 (sql/log_event.cc, MySQL 8.0.41).
 """
 from binlogkit.binlog.layout import LOG_EVENT_HEADER_LEN, UINT32
-from binlogkit.printer.text import base64_lines, header_text
 from binlogkit.printer.state import BASE64_DECODE_ROWS
+from binlogkit.printer.text import base64_lines, header_text
 
 HEXDUMP_TITLE = (b"# Position  Timestamp   Type   Source ID        "
                  b"Size      Source Pos    Flags \n")
@@ -15,12 +15,9 @@ _ALNUM = bytes(c if (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122) else 0x2E
 
 
 def print_header(p, ev, cache):
-    """'#YYMMDD HH:MM:SS server id N  end_log_pos N [CRC32 0x........ ]'."""
-    if ev.checksum is not None:
-        cache.append(b"#%s server id %d  end_log_pos %d CRC32 0x%08x " % (
-            p.time_text(ev.when), ev.server_id, ev.log_pos, ev.checksum))
-    else:
-        cache.append(b"#%s server id %d  end_log_pos %d " % (p.time_text(ev.when), ev.server_id, ev.log_pos))
+    """'#YYMMDD HH:MM:SS server id N  end_log_pos N [CRC32 0x........ ]' (the line both
+    tools print: printer/text.header_text), then the --hexdump block."""
+    cache.append(header_text(p.time_text(ev.when), ev.server_id, ev.log_pos, ev.checksum))
     if p.state.hexdump_from:
         cache.append(b"\n")
         cache.append(hexdump(ev.data, p.state.hexdump_from, p.state.common_header_len))
