@@ -486,3 +486,18 @@ def test_bulk_digest_with_and_without_c_accelerator(path, monkeypatch):
     monkeypatch.setattr(scan, "_speedups", None)
     monkeypatch.setattr(metric, "_speedups", None)
     assert repr(doc()) == repr(fast)
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "python"])
+def test_fractions_after_whole_numbers_keep_the_sequential_sum(pure, monkeypatch):
+    """An attribute whose first values are whole numbers and later ones fractions:
+    the later sum continues value by value, as pt adds (1.0 + 0.1 + 0.1, not
+    1.0 + (0.1 + 0.1)), and the metric is no longer whole."""
+    from binlogkit.slowlog import metric
+    if pure:
+        monkeypatch.setattr(metric, "_speedups", None)
+    m = metric.Metric()
+    assert m.add_many([0.0, 1.0], [0, metric.bucket(1.0)], True)[2] == 1.0
+    assert m.add_many([0.1, 0.1], [metric.bucket(0.1)] * 2, True)[2] is None
+    assert m.sum == (1.0 + 0.1) + 0.1 != 1.0 + (0.1 + 0.1)
+    assert not m.whole and m.cnt == 4
