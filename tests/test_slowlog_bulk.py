@@ -357,6 +357,24 @@ def test_huge_row_counts(tmp_path, monkeypatch):
     assert by_parallel(path, "UTC") == expected
 
 
+def test_absurd_times_are_dropped_in_bulk_as_by_the_parser(tmp_path):
+    """A Query_time or Lock_time of 1e12 s or more is a corrupt value the parser
+    drops; the bulk scanner leaves such entries to it."""
+    lines = []
+    for i in range(60):
+        qt = "99999999999999" if i % 17 == 5 else f"0.{i:06d}"
+        lt = "1" + "0" * 400 if i % 23 == 7 else "0.000001"
+        lines += [f"# Time: 240101 10:00:{i:02d}", "# User@Host: a[a] @ h [1.2.3.4]",
+                  f"# Query_time: {qt}  Lock_time: {lt}  Rows_sent: 1  Rows_examined: 2",
+                  f"SET timestamp={1704103200 + i};", f"SELECT * FROM t{i % 3} WHERE id = {i};"]
+    path = tmp_path / "absurd.log"
+    path.write_text("\n".join(lines) + "\n")
+    expected = by_parser(path, "UTC")
+    assert expected[-1]["bad_values"] == 4
+    assert by_scanner(path, "UTC") == expected
+    assert by_scanner(path, "UTC", 500) == expected
+
+
 def test_c_numbers_equal_the_python_twin():
     """_speedups.slowlog_numbers (floats and pt buckets of a run's numbers) against
     metric._floats_and_buckets_py; anything but digits with a dot, or ints, is
@@ -468,3 +486,18 @@ def test_bulk_digest_with_and_without_c_accelerator(path, monkeypatch):
     monkeypatch.setattr(scan, "_speedups", None)
     monkeypatch.setattr(metric, "_speedups", None)
     assert repr(doc()) == repr(fast)
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "python"])
+def test_fractions_after_whole_numbers_keep_the_sequential_sum(pure, monkeypatch):
+    """An attribute whose first values are whole numbers and later ones fractions:
+    the later sum continues value by value, as pt adds (1.0 + 0.1 + 0.1, not
+    1.0 + (0.1 + 0.1)), and the metric is no longer whole."""
+    from binlogkit.slowlog import metric
+    if pure:
+        monkeypatch.setattr(metric, "_speedups", None)
+    m = metric.Metric()
+    assert m.add_many([0.0, 1.0], [0, metric.bucket(1.0)], True)[2] == 1.0
+    assert m.add_many([0.1, 0.1], [metric.bucket(0.1)] * 2, True)[2] is None
+    assert m.sum == (1.0 + 0.1) + 0.1 != 1.0 + (0.1 + 0.1)
+    assert not m.whole and m.cnt == 4

@@ -109,14 +109,14 @@ fail:
 }
 
 /*
- *   slowlog_stats(values, buckets, counts, start) -> (min, max, sum, plain) or None
+ *   slowlog_stats(values, buckets, counts, start) -> (min, max, sum, plain, whole) or None
  *
  * Python twin: binlogkit/slowlog/metric.py _run_stats_py.  ``values`` floats
  * (a list or tuple), ``buckets`` their bucket numbers (0..999, same length, at
  * least one); the bucket counts are added to the dict ``counts`` ({bucket:
  * count}); ``sum`` is the values added one by one to ``start`` in order,
  * ``plain`` the same from 0.0; min/max as Python's min()/max() (a NaN never
- * replaces, nor is replaced by comparison).  None when a value is not a float
+ * replaces, nor is replaced by comparison); ``whole``: every value an integer.  None when a value is not a float
  * or a bucket not an int in range (the caller then takes the Python path).
  */
 PyObject *
@@ -150,6 +150,7 @@ bk_slowlog_stats(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     long tally[NUM_BUCK];
     memset(tally, 0, sizeof(tally));
     double lo = 0, hi = 0, total = start, plain = 0.0;
+    int whole = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!PyFloat_CheckExact(vals[i]) || !PyLong_CheckExact(bucks[i]))
             goto python;
@@ -170,6 +171,8 @@ bk_slowlog_stats(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         total += v;
         plain += v;
+        if (whole && !(isfinite(v) && v == floor(v)))
+            whole = 0;
     }
     for (int b = 0; b < NUM_BUCK; b++) {
         if (!tally[b])
@@ -199,7 +202,7 @@ bk_slowlog_stats(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(val);
         Py_DECREF(key);
     }
-    out = Py_BuildValue("(dddd)", lo, hi, total, plain);
+    out = Py_BuildValue("(ddddO)", lo, hi, total, plain, whole ? Py_True : Py_False);
     goto done;
 python:
     out = Py_NewRef(Py_None);

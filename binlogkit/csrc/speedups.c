@@ -465,7 +465,7 @@ static PyMethodDef methods[] = {
      "slowlog_numbers(values, base_offset, base_log) -> (floats, buckets), or None for the "
      "Python path (in csrc/slowlog.c)."},
     {"slowlog_stats", (PyCFunction)(void (*)(void))bk_slowlog_stats, METH_FASTCALL,
-     "slowlog_stats(values, buckets, counts, start) -> (min, max, sum, plain), or None for "
+     "slowlog_stats(values, buckets, counts, start) -> (min, max, sum, plain, whole), or None for "
      "the Python path; bucket counts added to counts (in csrc/slowlog.c)."},
     {"slowlog_entries", (PyCFunction)(void (*)(void))bk_slowlog_entries, METH_FASTCALL,
      "slowlog_entries(text, pos, cols) -> pos: the groups of the entries from pos that "

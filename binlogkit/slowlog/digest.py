@@ -267,7 +267,7 @@ class _RunColumns:
 
     def __init__(self, run):
         self.qt, self.qt_buckets = run.query_time, run.qt_buckets
-        self.lt, self.lt_buckets = floats_and_buckets(run.lt)
+        self.lt, self.lt_buckets = run.lock_time, run.lt_buckets
         self.rs, self.rs_buckets = floats_and_buckets(run.rs)
         self.rx, self.rx_buckets = floats_and_buckets(run.rx)
         self.same_db, self.same_uh = _same(run.dbs), _same(run.uh)

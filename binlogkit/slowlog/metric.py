@@ -77,13 +77,13 @@ class Metric:
     def add_many(self, values, buckets, whole=False):
         """:meth:`add` for each float of ``values`` in order; ``buckets`` holds
         their buckets (_floats_and_buckets).  The sum stays sequential, except
-        for ``whole`` numbers (row counts): while every partial sum is an
-        integer below 2**53 their float sum is exact in any order.  Returns
+        for ``whole`` numbers (row counts): while every value and partial sum
+        is an integer below 2**53 their float sum is exact in any order.  Returns
         the part (low, high, total or None) for :meth:`add_parts`."""
         self.cnt += len(values)
-        lo, hi, seq, plain = _run_stats(values, buckets, self._buckets, self.sum)
+        lo, hi, seq, plain, integers = _run_stats(values, buckets, self._buckets, self.sum)
         total = None
-        if whole and self.sum.is_integer():
+        if whole and integers and self.sum.is_integer():
             total = plain
             if self.sum + total < EXACT_INT:
                 self.sum += total
@@ -148,9 +148,10 @@ class Metric:
 
 
 def _run_stats(values, buckets, counts, start):
-    """(min, max, sum, plain) of floats ``values`` (at least one) in order: ``sum``
-    added one by one to ``start``, ``plain`` the same from 0.0; the counts of
-    ``buckets`` are added to the dict ``counts``.  In C when built."""
+    """(min, max, sum, plain, whole) of floats ``values`` (at least one) in order:
+    ``sum`` added one by one to ``start``, ``plain`` the same from 0.0, ``whole``
+    whether every value is an integer; the counts of ``buckets`` are added to the
+    dict ``counts``.  In C when built."""
     if _speedups is not None:
         got = _speedups.slowlog_stats(values, buckets, counts, start)
         if got is not None:
@@ -161,7 +162,8 @@ def _run_stats(values, buckets, counts, start):
 def _run_stats_py(values, buckets, counts, start):
     for b, k in Counter(buckets).items():
         counts[b] = counts.get(b, 0) + k
-    return min(values), max(values), reduce(add, values, start), reduce(add, values, 0.0)
+    return (min(values), max(values), reduce(add, values, start), reduce(add, values, 0.0),
+            all(map(float.is_integer, values)))
 
 
 _FLOATS = {}            # number as written -> float

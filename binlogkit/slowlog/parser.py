@@ -33,7 +33,8 @@ from binlogkit.slowlog.clock import LogClock
 from binlogkit.slowlog.source import display_name, open_slowlog
 from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, in_range, parse_time_value
 
-__all__ = ["Entry", "ParseStats", "Inherited", "SlowlogParser", "parse_slowlog", "NO_QUERY"]
+__all__ = ["Entry", "ParseStats", "Inherited", "SlowlogParser", "parse_slowlog", "NO_QUERY",
+           "MAX_SECONDS"]
 
 NO_QUERY = b"/* No query */"
 _INF = float("inf")
@@ -124,13 +125,13 @@ def _num(value):
     return got if got != _INF else None
 
 
-_MAX_SECONDS = 1e12     # ~31,700 years: a longer Query_time/Lock_time is a corrupt value
+MAX_SECONDS = 1e12      # ~31,700 years: a longer Query_time/Lock_time is a corrupt value
 
 
 def _seconds(value):
     """A duration in seconds, or None when absent, malformed or absurd."""
     got = _num(value)
-    return got if got is None or got < _MAX_SECONDS else None
+    return got if got is None or got < MAX_SECONDS else None
 
 
 class Inherited:

@@ -50,7 +50,7 @@ from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.attrs import attr_pairs, user_host
 from binlogkit.slowlog.attrstats import pt_ts
 from binlogkit.slowlog.metric import floats_and_buckets
-from binlogkit.slowlog.parser import LineMachine, SlowlogParser
+from binlogkit.slowlog.parser import MAX_SECONDS, LineMachine, SlowlogParser
 from binlogkit.slowlog.source import open_slowlog
 
 __all__ = ["BulkScanner", "Run", "scan_slowlogs", "rows_of", "ENTRY", "CHUNK"]
@@ -115,14 +115,14 @@ class Run:
 
     ``ends`` are epoch microseconds (never None); ``dbs``/``users``/``hosts``
     bytes or None; ``qt``/``lt``/``rs``/``rx`` the numbers as written (bytes
-    of the form ``\\d+(\\.\\d+)?``); ``query_time`` the Query_times as floats
-    and ``qt_buckets`` their pt buckets (the one place the bulk path reads a
-    Query_time: :func:`~binlogkit.slowlog.metric.floats_and_buckets`);
+    of the form ``\\d+(\\.\\d+)?``); ``query_time``/``lock_time`` the Query_times
+    and Lock_times as floats and ``qt_buckets``/``lt_buckets`` their pt buckets
+    (the one place the bulk path reads them: :func:`~binlogkit.slowlog.metric.floats_and_buckets`);
     :meth:`offset` the byte offset of an entry.
     """
 
     __slots__ = ("file", "n", "ends", "uh", "uh_map", "dbs", "qt", "lt", "rs", "rx",
-                 "query_time", "qt_buckets", "queries", "_offset", "_users", "_hosts", "ts",
+                 "query_time", "qt_buckets", "lock_time", "lt_buckets", "queries", "_offset", "_users", "_hosts", "ts",
                  "x1", "x2", "sets")
 
     def offset(self, i):
@@ -320,12 +320,15 @@ class BulkScanner:
         infos, distinct = self._x1_info(cols[_X1][i:k])
         m = _usable(ts, infos, distinct, uhs)
         qts, qt_buckets = floats_and_buckets(cols[_QT][i:i + m])
+        lts, lt_buckets = floats_and_buckets(cols[_LT][i:i + m])
+        m = _sane(qts, lts, m)
         ends, m, last_ts, last_end = _fill_ends(ts, m, inherited.ts, inherited.end,
                                                 self._row_time(i, infos, qts))
         if m == 0:
             return i
         if m < len(qts):
             qts, qt_buckets = qts[:m], qt_buckets[:m]
+            lts, lt_buckets = lts[:m], lt_buckets[:m]
         k = i + m
         run_ts = _fill_ts(ts[:m], inherited.ts)
         dbs, last_db = _fill_dbs(cols[_DB][i:k], infos[:m], inherited.db)
@@ -340,6 +343,7 @@ class BulkScanner:
         run._users = run._hosts = None
         run.qt, run.lt = cols[_QT][i:k], cols[_LT][i:k]
         run.query_time, run.qt_buckets = qts, qt_buckets
+        run.lock_time, run.lt_buckets = lts, lt_buckets
         run.rs, run.rx = cols[_RS][i:k], cols[_RX][i:k]
         run.queries = cols[_Q][i:k]
         run.ts = run_ts
@@ -424,6 +428,14 @@ def _usable(ts, infos, distinct, uhs):
                 if infos[r][1] and not ts[r]:
                     m = r
                     break
+    return m
+
+
+def _sane(qts, lts, m):
+    """How many leading rows have a Query_time and Lock_time the parser takes
+    (under MAX_SECONDS; a longer one is a corrupt value it drops)."""
+    if qts and (max(qts) >= MAX_SECONDS or max(lts) >= MAX_SECONDS):
+        return min(r for r in range(m) if qts[r] >= MAX_SECONDS or lts[r] >= MAX_SECONDS)
     return m
 
 
