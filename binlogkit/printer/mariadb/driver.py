@@ -379,10 +379,13 @@ class Printer(PrinterBase):
         if type_code in MYSQL_REFUSED:
             raise self.invalid_event(reader, raw, MYSQL_REFUSED[type_code])
         handler = EVENT_HANDLERS.get(type_code)
-        if handler is None and (type_code in P.MYSQL_IGNORED_TYPES or (
+        if beyond_format(reader.fde, type_code):
+            handler = None      # not even an ignorable event: the FDE has no post-header for it
+        elif handler is None and (type_code in P.MYSQL_IGNORED_TYPES or (
                 type_code not in KNOWN_TYPES and raw.flags & L.LOG_EVENT_IGNORABLE_F)):
             handler = handle_ignorable
-        if handler is None and type_code not in KNOWN_TYPES and not self.options.force_read:
+        if handler is None and (type_code not in KNOWN_TYPES or beyond_format(reader.fde, type_code)) \
+                and not self.options.force_read:
             raise self.invalid_event(reader, raw, "Found invalid event in binary log")
         try:
             if type_code == L.ROTATE_EVENT:
@@ -433,6 +436,13 @@ class Printer(PrinterBase):
                    f"I now found a {name} event, which is not safe to process without a "
                    "Format_description_log_event.")
             raise BinlogError(msg, path=reader.display_name, offset=raw.pos, type_code=raw.type_code)
+
+
+def beyond_format(fde, type_code):
+    """read_log_event's first check: a type past the format description's post-header
+    table (number_of_event_types) is no event at all, whatever its flags say."""
+    known = len(fde.post_header_len)
+    return 0 < known < type_code and type_code != L.FORMAT_DESCRIPTION_EVENT
 
 
 def _c_text_plan():
