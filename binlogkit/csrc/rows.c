@@ -43,6 +43,7 @@
 #define TABLE_MAP_EVENT 19
 #define ROWS_QUERY_LOG_EVENT 29
 #define ANNOTATE_ROWS_EVENT 160
+#define LOG_EVENT_IGNORABLE_F 0x80    /* in the header's flags (byte 17) */
 #define STMT_END_F 1
 
 /* Buf (csrc/speedups.h): make room for `extra` more bytes; -1 with an exception set. */
@@ -483,6 +484,8 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
         int unit = f->trx && (type == 2 || type == 16 || type == 33 || type == 34 || type == 40);
         known |= unit;
         if (f->mysql && type > f->n_post_header_len)     /* "Found invalid event" */
+            known = 0;
+        if (!f->mysql && (ev[17] & LOG_EVENT_IGNORABLE_F))   /* read as Ignorable_log_event */
             known = 0;
         if (unit && events != m->events)                /* inside a row statement */
             known = 0;

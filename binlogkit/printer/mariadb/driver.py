@@ -333,8 +333,9 @@ class Printer(PrinterBase):
 
         rec_count counts every event offered, printed or not."""
         opts = self.options
-        type_code = raw.type_code
         handler, body = self.read_log_event(reader, raw)
+        # an Ignorable_log_event says IGNORABLE_LOG_EVENT whatever type its header has
+        type_code = L.IGNORABLE_LOG_EVENT if handler is handle_ignorable else raw.type_code
         if type_code == L.GTID_EVENT or type_code == L.GTID_LIST_EVENT:
             self.gtid_check(reader, raw, body)
         if not self.state.event_group_active:
@@ -381,9 +382,10 @@ class Printer(PrinterBase):
         handler = EVENT_HANDLERS.get(type_code)
         if beyond_format(reader.fde, type_code):
             handler = None      # not even an ignorable event: the FDE has no post-header for it
-        elif handler is None and (type_code in P.MYSQL_IGNORED_TYPES or (
-                type_code not in KNOWN_TYPES and raw.flags & L.LOG_EVENT_IGNORABLE_F)):
-            handler = handle_ignorable
+        elif (raw.flags & L.LOG_EVENT_IGNORABLE_F and type_code != L.FORMAT_DESCRIPTION_EVENT
+              or handler is None and type_code in P.MYSQL_IGNORED_TYPES):
+            # any event flagged ignorable is read as Ignorable_log_event, known types too
+            return handle_ignorable, None
         if handler is None and (type_code not in KNOWN_TYPES or beyond_format(reader.fde, type_code)) \
                 and not self.options.force_read:
             raise self.invalid_event(reader, raw, "Found invalid event in binary log")

@@ -335,16 +335,31 @@ def print_incident(p, raw, body):
 
 
 # get_type_str of mariadb-binlog 10.11 for the events it reads as Ignorable_log_event
-IGNORABLE_NAMES = {28: b"Ignorable log event", 29: b"MySQL Rows_query", 33: b"MySQL Gtid",
-                   34: b"MySQL Anonymous_Gtid", 35: b"MySQL Previous_gtids", 36: b"Transaction_context",
-                   37: b"View_change", 39: b"MySQL Update_rows_partial",
-                   40: b"MySQL Transaction_payload", 41: b"MySQL Heartbeat", 164: b"Start_encryption"}
+# Log_event::get_type_str of 10.11, the name an Ignorable_log_event prints (what
+# mariadb-binlog 10.11.19 prints for each type code flagged LOG_EVENT_IGNORABLE_F)
+IGNORABLE_NAMES = {
+    1: b"Start_v3", 2: b"Query", 3: b"Stop", 4: b"Rotate", 5: b"Intvar", 6: b"Load",
+    8: b"Create_file", 9: b"Append_block", 10: b"Exec_load", 11: b"Delete_file", 12: b"New_load",
+    13: b"RAND", 14: b"User var", 16: b"Xid", 17: b"Begin_load_query",
+    18: b"Execute_load_query", 19: b"Table_map", 20: b"Write_rows_event_old",
+    21: b"Update_rows_event_old", 22: b"Delete_rows_event_old", 23: b"Write_rows_v1",
+    24: b"Update_rows_v1", 25: b"Delete_rows_v1", 26: b"Incident", 27: b"Heartbeat",
+    28: b"Ignorable log event", 29: b"MySQL Rows_query", 30: b"Write_rows", 31: b"Update_rows",
+    32: b"Delete_rows", 33: b"MySQL Gtid", 34: b"MySQL Anonymous_Gtid",
+    35: b"MySQL Previous_gtids", 36: b"Transaction_context", 37: b"View_change",
+    38: b"XA_prepare", 39: b"MySQL Update_rows_partial", 40: b"MySQL Transaction_payload",
+    41: b"MySQL Heartbeat", 160: b"Annotate_rows", 161: b"Binlog_checkpoint", 162: b"Gtid",
+    163: b"Gtid_list", 164: b"Start_encryption", 165: b"Query_compressed",
+    166: b"Write_rows_compressed_v1", 167: b"Update_rows_compressed_v1",
+    168: b"Delete_rows_compressed_v1", 169: b"Write_rows_compressed",
+    170: b"Update_rows_compressed", 171: b"Delete_rows_compressed",
+}
 # MySQL's GTID events: ignorable whatever their flags say
 MYSQL_IGNORED_TYPES = frozenset({33, 34, 35})
 
 
 def print_ignorable(p, raw, body):
-    """Ignorable_log_event::print: MySQL GTID events, and unknown events flagged ignorable."""
+    """Ignorable_log_event::print: MySQL GTID events, and any event flagged ignorable."""
     name = IGNORABLE_NAMES.get(raw.type_code, b"Unknown")
     _header_only(p, raw, b"\tIgnorable\n# Ignorable event type %d (%s)\n" % (raw.type_code, name))
 
