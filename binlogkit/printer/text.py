@@ -8,6 +8,7 @@ import binascii
 
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
+from binlogkit.binlog.decimal import decimal_to_text
 
 _b2a = binascii.b2a_base64
 # Incident_log_event::description_text (both tools know these two)
@@ -44,6 +45,27 @@ def header_text_py(time_text, server_id, log_pos, checksum):
 # the same text from the C accelerator when it is there
 base64_lines = speedups.base64_lines if speedups is not None else base64_lines_py
 header_text = speedups.header if speedups is not None else header_text_py
+
+
+def user_var_value(body, collations, hex_string):
+    """User_var_log_event::print's text after the name: ':=' and the value (a string as
+    `hex_string` % its hex digits, with its charset and collation from `collations`)."""
+    if body.is_null:
+        return b":=NULL"
+    if body.value_type == L.REAL_RESULT:
+        return b":=%.14g" % L.DOUBLE.unpack_from(body.value.ljust(8, b"\0"))[0]
+    if body.value_type == L.INT_RESULT:
+        return b":=%d" % int.from_bytes(body.value[:8].ljust(8, b"\0"), "little",
+                                        signed=not body.flags & L.USER_VAR_UNSIGNED_F)
+    if body.value_type == L.DECIMAL_RESULT:
+        return b":=" + decimal_to_text(body.value[2:], body.value[0], body.value[1])
+    if body.value_type == L.STRING_RESULT:
+        info = collations.get(body.charset)
+        if not info:
+            return b":=???"
+        value = hex_string % body.value.hex().upper().encode() if body.value else b'""'
+        return b":=_%s %s COLLATE `%s`" % (info[0].encode(), value, info[1].encode())
+    return b""  # ROW_RESULT: the real tools print nothing after the name
 
 
 def print_thread_id(p, raw, body, out):

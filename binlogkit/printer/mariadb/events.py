@@ -5,13 +5,12 @@ named after it.  Each writes bytes into the printer's caches (`head`, `body`,
 `tail`) or straight to its output, exactly where the real tool does.
 """
 from binlogkit.binlog import layout as L
-from binlogkit.binlog.decimal import decimal_to_text
 from binlogkit.printer.mariadb.charsets import COLLATIONS
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 from binlogkit.printer.text import (
     INCIDENT_NAMES, backtick, base64_lines, header_text, pretty_print_str, print_auto_increment,
-    print_thread_id, print_time_zone_lc_db,
+    print_thread_id, print_time_zone_lc_db, user_var_value as shared_user_var_value,
 )
 
 TM_BIT_HAS_TRIGGERS_F = 1 << 14
@@ -275,29 +274,8 @@ def print_xid(p, raw, body):
     p.write_held(b"".join(out))
 
 
-def format_g14(value):
-    return b"%.14g" % value
-
-
 def user_var_value(body):
-    if body.is_null:
-        return b":=NULL"
-    if body.value_type == L.REAL_RESULT:
-        return b":=" + format_g14(L.DOUBLE.unpack_from(body.value.ljust(8, b"\0"))[0])
-    if body.value_type == L.INT_RESULT:
-        value = int.from_bytes(body.value[:8].ljust(8, b"\0"), "little",
-                               signed=not body.flags & L.USER_VAR_UNSIGNED_F)
-        return b":=%d" % value
-    if body.value_type == L.DECIMAL_RESULT:
-        precision, scale = body.value[0], body.value[1]
-        return b":=" + decimal_to_text(body.value[2:], precision, scale)
-    if body.value_type == L.STRING_RESULT:
-        info = COLLATIONS.get(body.charset)
-        if not info:
-            return b":=???"
-        text = b"X'%s'" % body.value.hex().upper().encode() if body.value else b'""'
-        return b":=_%s %s COLLATE `%s`" % (info[0].encode(), text, info[1].encode())
-    return b""  # ROW_RESULT: the real tool prints nothing after the name
+    return shared_user_var_value(body, COLLATIONS, b"X'%s'")
 
 
 def print_user_var(p, raw, body):

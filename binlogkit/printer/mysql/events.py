@@ -5,15 +5,14 @@ One `print_<event>` per `Log_event::print()` of the MySQL 8.0.41 client
 the head cache (`p.state.head`) the way the real tool writes its IO_CACHE.
 """
 from binlogkit.binlog import layout as L
-from binlogkit.binlog.decimal import decimal_to_text
-from binlogkit.printer.text import (
-    INCIDENT_NAMES, backtick, pretty_print_str, print_auto_increment, print_thread_id,
-    print_time_zone_lc_db,
-)
 from binlogkit.printer.mysql.charsets import COLLATIONS
 from binlogkit.printer.mysql.header import print_base64, print_header
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
+from binlogkit.printer.text import (
+    INCIDENT_NAMES, backtick, pretty_print_str, print_auto_increment, print_thread_id,
+    print_time_zone_lc_db, user_var_value as shared_user_var_value,
+)
 
 OPTION_AUTO_IS_NULL = 1 << 14
 OPTION_NOT_AUTOCOMMIT = 1 << 19
@@ -217,22 +216,7 @@ def print_xid(p, ev, body):
 
 
 def user_var_value(body):
-    if body.is_null:
-        return b":=NULL"
-    if body.value_type == L.REAL_RESULT:
-        return b":=%.14g" % L.DOUBLE.unpack_from(body.value.ljust(8, b"\0"))[0]
-    if body.value_type == L.INT_RESULT:
-        return b":=%d" % int.from_bytes(body.value[:8].ljust(8, b"\0"), "little",
-                                        signed=not body.flags & L.USER_VAR_UNSIGNED_F)
-    if body.value_type == L.DECIMAL_RESULT:
-        return b":=" + decimal_to_text(body.value[2:], body.value[0], body.value[1])
-    if body.value_type == L.STRING_RESULT:
-        info = COLLATIONS.get(body.charset)
-        if not info:
-            return b":=???"
-        text = b"0x" + body.value.hex().upper().encode() if body.value else b'""'
-        return b":=_%s %s COLLATE `%s`" % (info[0].encode(), text, info[1].encode())
-    return b""
+    return shared_user_var_value(body, COLLATIONS, b"0x%s")
 
 
 def print_user_var(p, ev, body):
