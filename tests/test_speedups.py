@@ -544,6 +544,22 @@ def test_whole_sets_same_both_ways(name):
     assert_same(SETS[name], chunk=1500)
 
 
+@needs_c
+@pytest.mark.parametrize("ahead,ahead_max", [(64, 1 << 24), (64, 4096)], ids=["grows", "capped"])
+@pytest.mark.parametrize("options", [{}, {"base64_output": "decode-rows", "verbose": 2}],
+                         ids=["default", "vv-decode-rows"])
+def test_row_statements_longer_than_the_read_ahead(ahead, ahead_max, options):
+    """A statement running past the C printer's read-ahead (a bulk INSERT can be megabytes)
+    is retried with more read-ahead (remembered for the next statement), up to a cap past
+    which the Python handlers print it; the text is the same every way."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dump_mod, "FAST_READ_AHEAD", ahead)
+        mp.setattr(dump_mod, "FAST_READ_AHEAD_MAX", ahead_max)
+        text = assert_same(SETS["crc32"], **options)
+        _, events = run_dump(SETS["crc32"], False, **options)
+    assert events > 0 and text == run_dump(SETS["crc32"], False, **options)[0]
+
+
 # -v/-vv text and decode-rows: the C printer prints these statements too
 VERBOSE_OPTIONS = [{"verbose": 1}, {"verbose": 2}, {"base64_output": "decode-rows"},
                    {"base64_output": "decode-rows", "verbose": 2},

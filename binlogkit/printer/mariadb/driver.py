@@ -35,6 +35,9 @@ from binlogkit.printer.state import (
 # bytes the C row-statement printer gets to see past its start, so that
 # statements rarely straddle the end of the read buffer
 FAST_READ_AHEAD = 1 << 16
+FAST_READ_AHEAD_MAX = 1 << 24   # a longer row statement is printed by the Python handlers
+# the events a row statement starts with (where more read-ahead can help the C printer)
+_STATEMENT_START = frozenset({L.ANNOTATE_ROWS_EVENT, L.TABLE_MAP_EVENT}) | L.ROWS_EVENT_TYPES
 
 INCIDENT_LOST_EVENTS = 1      # the only incident MariaDB knows (INCIDENT_COUNT is 2)
 # MySQL 8.0 events mariadb-binlog's read_log_event refuses, with its reason
@@ -111,6 +114,7 @@ class Printer(PrinterBase):
         self._table_map_texts = {}
         self._fast = fast_rows_eligible(options)
         self._fast_context = None   # speedups.print_row_statements' ctx, per file and format
+        self._fast_ahead = FAST_READ_AHEAD
         self.gtids = GtidFiltering(options)
         self._server_filter = self.gtids.server     # --server-id & co: checked event by event
         self.flashback = None
@@ -281,8 +285,18 @@ class Printer(PrinterBase):
         ctx = self._fast_context
         if ctx is None:
             ctx = self._fast_context = self._make_fast_context(reader, stop_position)
-        buf, rel = reader.buffered(pos, FAST_READ_AHEAD)
-        events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
+        ahead = self._fast_ahead        # what the last long statement needed
+        while True:
+            buf, rel = reader.buffered(pos, ahead)
+            events, new_pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
+            # nothing printed at a row statement that runs past the buffer (a bulk
+            # INSERT's statement can be megabytes): read further and try again
+            if (events or ahead >= FAST_READ_AHEAD_MAX or len(buf) - rel < ahead
+                    or len(buf) - rel < L.LOG_EVENT_HEADER_LEN
+                    or buf[rel + L.EVENT_TYPE_OFFSET] not in _STATEMENT_START):
+                break
+            ahead = self._fast_ahead = ahead * 4
+        pos = new_pos
         if events:
             self.rec_count += events
             self.write(text)
