@@ -341,3 +341,15 @@ def test_decompress_same_as_the_reference():
         except ValueError:
             expected = None
         assert fast_mod._decompress(data) == expected
+
+
+@pytest.mark.parametrize("ahead_max", [1 << 24, 4096], ids=["grows", "capped"])
+@pytest.mark.parametrize("mode", ["default", "vv-decode-rows"])
+def test_statements_longer_than_the_read_ahead(bench_binlogs, mode, ahead_max):
+    """From a 64-byte read-ahead the C printer is retried with 4x more (remembered), up to
+    the cap past which Python prints the statement: the same text every way."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fast_mod, "READ_AHEAD", 64)
+        mp.setattr(fast_mod, "READ_AHEAD_MAX", ahead_max)
+        for path in bench_binlogs:
+            assert assert_same(path, **OPTION_SETS[mode]) > 0

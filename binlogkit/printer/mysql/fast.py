@@ -36,6 +36,7 @@ CTX_SIZE_MYSQL = 24
 # bytes the C printer gets to see past its start, so that statements rarely
 # straddle the end of the read buffer
 READ_AHEAD = 1 << 16
+READ_AHEAD_MAX = 1 << 24     # a longer row statement is printed by the Python handlers
 _KINDS = ("write", "update", "delete")     # by the C printer's kind code
 # the types whose mysqlbinlog text the C value printer writes (mysql flag of
 # csrc/text.c put_value_text); the rest (JSON, GEOMETRY, VECTOR, old
@@ -154,6 +155,7 @@ class FastRows:
         self._maps_format = None
         self._trx = [False, False, 0, 0]      # CTX_TRX_STATE
         self._queries = {}                    # state fingerprint -> {query key: entry}
+        self._ahead = READ_AHEAD              # what the last long statement needed
         self._commit_times = {}
 
     def _clean(self, head_ok=False):
@@ -176,14 +178,20 @@ class FastRows:
         returns where to go on."""
         p = self.p
         fmt = p.file_format
-        buf, rel = reader.buffered(pos, READ_AHEAD)
-        if len(buf) < rel + L.LOG_EVENT_HEADER_LEN or buf[rel + 4] not in START_TYPES:
-            return pos
-        if (not self._clean() or fmt.permutation is not None
-                or reader.fde.event_type_permutation is not None):
-            return pos
-        has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
-        return self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False))
+        ahead = self._ahead
+        while True:
+            buf, rel = reader.buffered(pos, ahead)
+            if len(buf) < rel + L.LOG_EVENT_HEADER_LEN or buf[rel + 4] not in START_TYPES:
+                return pos
+            if (not self._clean() or fmt.permutation is not None
+                    or reader.fde.event_type_permutation is not None):
+                return pos
+            has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
+            done = self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False))
+            # nothing printed at a statement that runs past the buffer: read further, retry
+            if done != pos or ahead >= READ_AHEAD_MAX or len(buf) - rel < ahead:
+                return done
+            ahead = self._ahead = ahead * 4
 
     def print_payload_statements(self, frames, rel, log_pos, fmt):
         """The same for the events of a Transaction_payload, re-framed as mysqlbinlog
