@@ -560,6 +560,33 @@ def test_row_statements_longer_than_the_read_ahead(ahead, ahead_max, options):
     assert events > 0 and text == run_dump(SETS["crc32"], False, **options)[0]
 
 
+def test_statement_runs_past_the_buffer():
+    """Only a statement whose STMT_END_F event is not (whole) in the buffer asks for more
+    read-ahead; one left to Python for other reasons does not."""
+    from binlogkit.printer.driver import statement_runs_past
+    path = SETS["crc32"][1]
+    data = path.read_bytes()
+    with BinlogReader(str(path)) as reader:
+        reader.read_magic()
+        raws = list(reader.events())
+        fde = reader.fde
+    starts = [raw for raw in raws if raw.type_code == 19]       # a Table_map starts each
+    assert starts
+    for start in starts[:20]:
+        end = next(raw for raw in raws if raw.pos > start.pos and raw.type_code in ROW_TYPES
+                   and raw.type_code != 19 and raw.type_code != 160
+                   and rows_flags(raw, fde) & 1)
+        whole = data[:end.pos + end.event_size]
+        assert statement_runs_past(whole, start.pos, fde) is False
+        assert statement_runs_past(whole[:-1], start.pos, fde) is True
+        assert statement_runs_past(data[:end.pos + 10], start.pos, fde) is True
+
+
+def rows_flags(raw, fde):
+    at = raw.pos + fde.header_len + 6
+    return struct.unpack_from("<H", raw.data, at - raw.pos)[0]
+
+
 # -v/-vv text and decode-rows: the C printer prints these statements too
 VERBOSE_OPTIONS = [{"verbose": 1}, {"verbose": 2}, {"base64_output": "decode-rows"},
                    {"base64_output": "decode-rows", "verbose": 2},

@@ -10,6 +10,8 @@ prints before its error line.
 """
 import os
 
+from binlogkit.binlog.layout import LOG_EVENT_HEADER_LEN, ROWS_EVENT_TYPES, STMT_END_F
+
 FLUSH_AT = 1 << 16
 LOAD_FILE_VERSIONS = 1000       # create_unique_file's tries: SQL_LOAD_MB-<id>-<0..3e7>
 
@@ -141,3 +143,25 @@ class PrinterBase:
 
 def _ignore(message):
     pass
+
+
+def statement_runs_past(buf, rel, fde):
+    """Whether the row statement starting at buf[rel] has no end in the buffer: no rows
+    event flagged STMT_END_F before the buffer runs out.  The C printers print nothing
+    for such a statement; given more read-ahead they can (a bulk INSERT's statement
+    is megabytes).  Other reasons they leave a statement to Python are not helped."""
+    end = len(buf)
+    header_len = fde.header_len
+    while rel + LOG_EVENT_HEADER_LEN <= end:
+        type_code = buf[rel + 4]
+        size = int.from_bytes(buf[rel + 9:rel + 13], "little")
+        if size < LOG_EVENT_HEADER_LEN or rel + size > end:
+            return True             # the next event is not all there
+        if type_code in ROWS_EVENT_TYPES:
+            at = rel + header_len + (4 if fde.post_header(type_code, 8) == 6 else 6)
+            if at + 2 > rel + size:
+                return False        # malformed: more bytes will not help
+            if (buf[at] | buf[at + 1] << 8) & STMT_END_F:
+                return False
+        rel += size
+    return True

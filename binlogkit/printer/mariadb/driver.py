@@ -18,7 +18,7 @@ from binlogkit.binlog.reader import BinlogReader, PyRawEvent
 from binlogkit.errors import (
     BinlogError, BinlogkitError, EventDecodeError, InvalidEventError,
 )
-from binlogkit.printer.driver import PrinterBase, StopDump
+from binlogkit.printer.driver import PrinterBase, StopDump, statement_runs_past
 from binlogkit.printer.mariadb import events as P
 from binlogkit.printer.mariadb import legacy
 from binlogkit.printer.mariadb.checkheader import (
@@ -293,7 +293,8 @@ class Printer(PrinterBase):
             # INSERT's statement can be megabytes): read further and try again
             if (events or ahead >= FAST_READ_AHEAD_MAX or len(buf) - rel < ahead
                     or len(buf) - rel < L.LOG_EVENT_HEADER_LEN
-                    or buf[rel + L.EVENT_TYPE_OFFSET] not in _STATEMENT_START):
+                    or buf[rel + L.EVENT_TYPE_OFFSET] not in _STATEMENT_START
+                    or not statement_runs_past(buf, rel, reader.fde)):
                 break
             ahead = self._fast_ahead = ahead * 4
         pos = new_pos

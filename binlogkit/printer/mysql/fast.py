@@ -18,6 +18,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.mysql_events import _zstd_decompress
 from binlogkit.binlog.rowcompile import ImageLayout
+from binlogkit.printer.driver import statement_runs_past
 from binlogkit.printer.mysql import verbose as V
 from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
 from binlogkit.printer.mysql.events import print_query_header
@@ -189,7 +190,8 @@ class FastRows:
             has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
             done = self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False))
             # nothing printed at a statement that runs past the buffer: read further, retry
-            if done != pos or ahead >= READ_AHEAD_MAX or len(buf) - rel < ahead:
+            if (done != pos or ahead >= READ_AHEAD_MAX or len(buf) - rel < ahead
+                    or not statement_runs_past(buf, rel, reader.fde)):
                 return done
             ahead = self._ahead = ahead * 4
 
