@@ -580,6 +580,8 @@ def test_statement_runs_past_the_buffer():
         assert statement_runs_past(whole, start.pos, fde) is False
         assert statement_runs_past(whole[:-1], start.pos, fde) is True
         assert statement_runs_past(data[:end.pos + 10], start.pos, fde) is True
+    gtid = next(raw for raw in raws if raw.type_code == 162)
+    assert statement_runs_past(data[:gtid.pos + gtid.event_size + 5], gtid.pos, fde) is False
 
 
 def rows_flags(raw, fde):

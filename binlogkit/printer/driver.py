@@ -10,9 +10,13 @@ prints before its error line.
 """
 import os
 
-from binlogkit.binlog.layout import LOG_EVENT_HEADER_LEN, ROWS_EVENT_TYPES, STMT_END_F
+from binlogkit.binlog.layout import (
+    ANNOTATE_ROWS_EVENT, LOG_EVENT_HEADER_LEN, ROWS_EVENT_TYPES, ROWS_QUERY_LOG_EVENT, STMT_END_F,
+    TABLE_MAP_EVENT,
+)
 
 FLUSH_AT = 1 << 16
+_STATEMENT_PARTS = frozenset({ANNOTATE_ROWS_EVENT, ROWS_QUERY_LOG_EVENT, TABLE_MAP_EVENT})
 LOAD_FILE_VERSIONS = 1000       # create_unique_file's tries: SQL_LOAD_MB-<id>-<0..3e7>
 
 
@@ -163,5 +167,7 @@ def statement_runs_past(buf, rel, fde):
                 return False        # malformed: more bytes will not help
             if (buf[at] | buf[at + 1] << 8) & STMT_END_F:
                 return False
+        elif type_code not in _STATEMENT_PARTS:
+            return False            # not (or no longer) a row statement
         rel += size
     return True
