@@ -7,38 +7,17 @@ column value into a Python value and says how many bytes it used;
 the same, decoded lazily on first use.
 
 `decode_value` / `read_image` / `iter_rows_reference` (binlog/rowimage.py,
-re-exported here) are the simple reference decoder: one value at a time, every corner of the server's
-format spelled out.  `iter_rows` runs code compiled once per image layout
-(`binlogkit.binlog.rowcompile`) and falls back to the reference for any
-image that code does not handle; tests check both agree on every row of
+re-exported here) are the simple reference decoder: one value at a time, every
+corner of the server's format spelled out.  `iter_rows` runs code compiled once
+per image layout (`binlogkit.binlog.rowcompile`) and falls back to the reference
+for any image that code does not handle; tests check both agree on every row of
 every fixture.
 
-Value representation (chosen so that nothing is lost, and so that the exact
-mariadb-binlog text can be produced back from the value plus the column's
-type and metadata):
-
-  TINY/SHORT/INT24/LONG/LONGLONG   int, signed two's-complement reading
-                                   (the unsigned reading is ``v & mask``)
-  NEWDECIMAL                       decimal.Decimal with exactly `scale` digits
-  FLOAT / DOUBLE                   float (FLOAT widened exactly to double)
-  BIT                              Bits(value, width): big-endian int of the
-                                   stored bytes and the declared bit width
-  YEAR                             int: 1900 + stored byte, or 0 for YEAR 0
-  DATE / NEWDATE                   Date(year, month, day), zero parts kept
-  DATETIME / DATETIME2             DateTime(year, month, day, hour, minute,
-                                   second, microsecond, fsp)
-  TIME / TIME2                     Time(negative, hours, minute, second,
-                                   microsecond, fsp); hours may exceed 23
-  TIMESTAMP / TIMESTAMP2           Timestamp(seconds, microsecond, fsp)
-  ENUM                             int (1-based index, 0 = '')
-  SET                              int (bit i = member i)
-  CHAR/VARCHAR/BLOB/TEXT/GEOMETRY/JSON   bytes, as stored (no charset decoding)
-  VECTOR                           bytes, as stored (float32 little-endian)
-  JSON diffs (PARTIAL_UPDATE_ROWS) json_binary.PartialJson
-
-NULL is None; a column absent from the image (not in the columns bitmap) is
-`ABSENT`.  Date/time tuples offer ``to_python()`` giving a `datetime` object,
-or None for zero or otherwise invalid values.
+Values are those of binlog/rowimage.py, whose docstring lists the representation
+of every column type (ints, Decimal, float, Bits, Date/DateTime/Time/Timestamp
+tuples, bytes, PartialJson).  NULL is None; a column absent from the image (not
+in the columns bitmap) is `ABSENT`.  Date/time tuples offer ``to_python()``
+giving a `datetime` object, or None for zero or otherwise invalid values.
 """
 import struct
 from decimal import Decimal
