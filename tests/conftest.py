@@ -29,8 +29,9 @@ def _private_tmpdir(tmp_path_factory):
     is to fail, so runs must not share (and fill) the machine's /tmp.  A child
     started with an environment of its own must pass TMPDIR on (tmpguard.py:
     the test that starts one without it fails).  At the end, new SQL_LOAD_MB-*
-    files in the system temp dir fail the run under CI (alone on its machine);
-    elsewhere another process may have made them, so they are only reported.
+    files in the system temp dir are reported: any process on the machine may
+    have made them (a failure here once blamed the run for a `binlogkit print`
+    run beside it), so the per-test guard is the one that fails.
     """
     tmp = tmp_path_factory.mktemp("tmpdir")
     saved_env, saved_tempdir = os.environ.get("TMPDIR"), tempfile.tempdir
@@ -51,8 +52,6 @@ def _private_tmpdir(tmp_path_factory):
     if left:
         msg = (f"{len(left)} new {tmpguard.SQL_LOAD_PATTERN} files in the system temp dir "
                f"during the run: {', '.join(left[:5])}{' ...' if len(left) > 5 else ''}")
-        if os.environ.get("CI"):
-            pytest.fail(msg)
         _REPORT.append(f"warning: {msg} (by this run or another process)")
 
 
