@@ -9,6 +9,7 @@ import binascii
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_to_text
+from binlogkit.printer.safety import comment_safe
 
 _b2a = binascii.b2a_base64
 # Incident_log_event::description_text (both tools know these two)
@@ -106,3 +107,16 @@ def print_time_zone_lc_db(st, body, out):
         else:
             out.append(b"SET @@session.collation_database=DEFAULT%s\n" % d)
         st.charset_database_number = body.charset_database
+
+
+def start_text(p, raw, body):
+    """Format_description_log_event::print after the header line, as both tools print it:
+    the Start line, and the warning of a log flagged in use."""
+    text = b"\tStart: binlog v %d, server v %s created %s" % (
+        body.binlog_version, comment_safe(body.server_version), p.time_text(raw.when))
+    if body.created:
+        text += b" at startup"
+    text += b"\n"
+    if raw.flags & L.LOG_EVENT_BINLOG_IN_USE_F:
+        text += b"# Warning: this binlog is either in use or was not closed properly.\n"
+    return text

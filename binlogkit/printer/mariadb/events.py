@@ -10,7 +10,7 @@ from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 from binlogkit.printer.text import (
     INCIDENT_NAMES, backtick, base64_lines, header_text, pretty_print_str, print_auto_increment,
-    print_thread_id, print_time_zone_lc_db, user_var_value as shared_user_var_value,
+    print_thread_id, print_time_zone_lc_db, start_text, user_var_value as shared_user_var_value,
 )
 
 TM_BIT_HAS_TRIGGERS_F = 1 << 14
@@ -72,13 +72,7 @@ def print_format_description(p, raw, body):
     st, out = p.state, []
     if not p.options.short_form:
         print_header(p, raw, out)
-        out.append(b"\tStart: binlog v %d, server v %s created %s" % (
-            body.binlog_version, comment_safe(body.server_version), p.time_text(raw.when)))
-        if body.created:
-            out.append(b" at startup")
-        out.append(b"\n")
-        if raw.flags & L.LOG_EVENT_BINLOG_IN_USE_F:
-            out.append(b"# Warning: this binlog is either in use or was not closed properly.\n")
+        out.append(start_text(p, raw, body))
     if not raw.flags & L.LOG_EVENT_ARTIFICIAL_F and body.created:
         out.append(b"ROLLBACK%s\n" % st.delimiter)
     if p.options.base64_output != BASE64_NEVER and not p.options.short_form:
