@@ -3,6 +3,7 @@ import bz2
 import gzip
 import json
 import lzma
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -193,3 +194,23 @@ def test_json_counts_are_integers_and_databases_unquoted(tmp_path):
     cls = json.loads(r.output)["classes"][0]
     assert cls["rows_examined"]["sum"] == 62954 and isinstance(cls["rows_examined"]["max"], int)
     assert cls["databases"] == [{"value": "shop", "count": 2}]
+
+
+def test_an_attribute_of_nan_is_perls_nan_in_the_text_report(tmp_path):
+    """`InnoDB_pages_distinct: nan` is a number to Perl (NaN) and so to pt-query-digest:
+    its rows say NaN where the value counts; the report used to end in a traceback."""
+    entry = ("# User@Host: u[u] @ localhost []  Id: 1\n"
+             "# Query_time: 0.000237  Lock_time: 0.000122  Rows_sent: 1  Rows_examined: 1\n"
+             "#   InnoDB_pages_distinct: {}\nSET timestamp=1385600731;\nSELECT foo FROM bar WHERE id={};\n")
+    log = tmp_path / "slow.log"
+    log.write_text("# Time: 131128  1:05:31\n" + "".join(entry.format(v, i) for i, v in
+                                                         enumerate(["2", "nan", "3"])))
+    r = subprocess.run([sys.executable, "-m", "binlogkit", "slowlog", "digest", "--server-tz",
+                        "UTC", str(log)], capture_output=True, text=True)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    ours = [line for line in r.stdout.splitlines() if line.startswith("# pages distin")]
+    assert ours and all("NaN" in line and "nan" not in line for line in ours)
+    pt = shutil.which("pt-query-digest")
+    if pt:      # pt's own lines for the same log
+        theirs = subprocess.run([pt, str(log)], capture_output=True, text=True).stdout
+        assert ours == [line for line in theirs.splitlines() if line.startswith("# pages distin")]

@@ -15,6 +15,7 @@ the fingerprint and the parse statistics.
 
 from __future__ import annotations
 
+import math
 import re
 
 from binlogkit.slowlog.attrs import BOOL, NUM, unit_of
@@ -108,8 +109,18 @@ def _values(name, st):
     return [fmt(v) for v in (st.sum, st.min, st.max, st.sum / st.cnt, p95, stddev, median)]
 
 
+def _share(part, total):
+    """Whole percent of `total`; pt prints NaN where a value was 'nan' (Perl reads it so)."""
+    ratio = part * 100 / total
+    return int(ratio) if math.isfinite(ratio) else "NaN"
+
+
 def _row(label, pct, values):
+    values = [_PERL_NAN.get(v, v) for v in values]
     return ("# %-*s %3s %7s %7s %7s %7s %7s %7s %7s" % (_W, label, pct, *values)).rstrip()
+
+
+_PERL_NAN = {"nan": "NaN", "-nan": "NaN"}     # how Perl (pt) prints a NaN
 
 
 def _bool_row(label, st):
@@ -133,7 +144,7 @@ def _attr_table(digest, cls, glob=None):
             pct = ""
             if glob is not None:
                 g = glob.stat(name)
-                pct = int(st.sum * 100 / g.sum) if g is not None and g.sum else 0
+                pct = _share(st.sum, g.sum) if g is not None and g.sum else 0
             out.append(_row(_label(name), pct, _values(name, st)))
     bools = [(n, st) for n, st in boolean if st.sum]
     if bools:
