@@ -243,6 +243,8 @@ def _status_vars(body, data, pos, end):
                 pos += 8
         elif code == L.Q_CHARACTER_SET_COLLATIONS:
             n, start = net_field_length(data, pos)
+            if n is None:
+                raise ValueError("NULL length of character_set_collations")
             body.character_set_collations = bytes(data[start:start + n])
             pos = start + n
         elif code == L.Q_EXPLICIT_DEFAULTS_FOR_TIMESTAMP:

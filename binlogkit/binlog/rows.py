@@ -104,6 +104,14 @@ def decode_table_map(data, raw, fde):
     return body
 
 
+def _packed_count(data, pos):
+    """A packed length; 251 (NULL) is no length at all: a malformed event."""
+    value, pos = net_field_length(data, pos)
+    if value is None:
+        raise ValueError("NULL where a length belongs")
+    return value, pos
+
+
 def _decode_table_map(data, header_len, post_len):
     table_id, pos = _table_id(data, header_len, post_len)
     flags = L.UINT16.unpack_from(data, pos)[0]
@@ -114,14 +122,14 @@ def _decode_table_map(data, header_len, post_len):
     tbl_len = data[pos]
     table = bytes(data[pos + 1:pos + 1 + tbl_len])
     pos += tbl_len + 2
-    ncols, pos = net_field_length(data, pos)
+    ncols, pos = _packed_count(data, pos)
     types = bytes(data[pos:pos + ncols])
     pos += ncols
     if pos == len(data) and len(types) == ncols:
         # pre-GA 5.1 table maps end with the types: no metadata, no null bitmap
         return TableMapBody(table_id, flags, db, table, types, [0] * ncols,
                             b"\xff" * ((ncols + 7) // 8), b"")
-    meta_len, pos = net_field_length(data, pos)
+    meta_len, pos = _packed_count(data, pos)
     meta = bytes(data[pos:pos + meta_len])
     pos += meta_len
     nbytes = (ncols + 7) // 8

@@ -220,6 +220,11 @@ def _decades():
 DECADE_OF_BUCKET = _decades()
 
 
+def _square(x):
+    """x*x; past the float range it is inf, as Perl's arithmetic gives (** raises)."""
+    return x * x
+
+
 def pt_metrics(metric):
     """(pct_95, stddev, median) of a Metric, by pt-query-digest's bucket rules."""
     n = metric.cnt
@@ -230,7 +235,7 @@ def pt_metrics(metric):
         return hi, 0.0, hi
     if n == 2:
         mean = (lo + hi) / 2
-        return hi, math.sqrt(((hi - mean) ** 2) * 2), mean
+        return hi, math.sqrt(_square(hi - mean) * 2), mean
     counts = metric.buckets
     cutoff = int(n * 0.95) if n >= 10 else n
     top = n - cutoff
@@ -253,9 +258,9 @@ def pt_metrics(metric):
         if not median and left <= mid:
             median = vals[b] if (cutoff % 2 or k > 1) else (vals[b] + vals[prev]) / 2
         total += k * vals[b]
-        sumsq += k * (vals[b] ** 2)
+        sumsq += k * _square(vals[b])
         prev = b
-    var = sumsq / n - (total / n) ** 2
+    var = sumsq / n - _square(total / n)
     stddev = math.sqrt(var) if var > 0 else 0.0
     cap = (hi - lo) / 2
     return vals[b95], (cap if stddev > cap else stddev), median

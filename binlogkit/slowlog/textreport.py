@@ -185,7 +185,7 @@ def _time_range(cls):
 def _vm(st):
     _, stddev, _ = pt_metrics(st)
     mean = st.sum / st.cnt if st.cnt else 0
-    return (stddev ** 2) / mean if mean else 0.0
+    return (stddev * stddev) / mean if mean else 0.0     # x*x: inf past the float range
 
 
 def _histogram(cls):
