@@ -34,6 +34,7 @@ from binlogkit.binlog.rowvalues import (
     CorruptRowError, UnsupportedTypeError, iter_rows, iter_rows_reference,
 )
 from binlogkit.errors import BinlogError
+from binlogkit.printer.driver import ReadAhead
 from binlogkit.printer.mariadb import driver as dump_mod
 from binlogkit.printer.mariadb import events as P
 from binlogkit.printer import text as T
@@ -553,8 +554,8 @@ def test_row_statements_longer_than_the_read_ahead(ahead, ahead_max, options):
     is retried with more read-ahead (remembered for the next statement), up to a cap past
     which the Python handlers print it; the text is the same every way."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(dump_mod, "FAST_READ_AHEAD", ahead)
-        mp.setattr(dump_mod, "FAST_READ_AHEAD_MAX", ahead_max)
+        mp.setattr(ReadAhead, "START", ahead)
+        mp.setattr(ReadAhead, "MAX", ahead_max)
         text = assert_same(SETS["crc32"], **options)
         _, events = run_dump(SETS["crc32"], False, **options)
     assert events > 0 and text == run_dump(SETS["crc32"], False, **options)[0]

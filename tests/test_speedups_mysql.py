@@ -23,6 +23,7 @@ from binlogkit.binlog import reader as reader_mod
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.reader import PyRawEvent
 from binlogkit.errors import BinlogError
+from binlogkit.printer.driver import ReadAhead
 from binlogkit.printer.mysql import fast as fast_mod
 from binlogkit.printer.mysql import gtid as gtid_mod
 from binlogkit.printer.mysql import jsontext
@@ -349,7 +350,7 @@ def test_statements_longer_than_the_read_ahead(bench_binlogs, mode, ahead_max):
     """From a 64-byte read-ahead the C printer is retried with 4x more (remembered), up to
     the cap past which Python prints the statement: the same text every way."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(fast_mod, "READ_AHEAD", 64)
-        mp.setattr(fast_mod, "READ_AHEAD_MAX", ahead_max)
+        mp.setattr(ReadAhead, "START", 64)
+        mp.setattr(ReadAhead, "MAX", ahead_max)
         for path in bench_binlogs:
             assert assert_same(path, **OPTION_SETS[mode]) > 0

@@ -149,6 +149,29 @@ def _ignore(message):
     pass
 
 
+class ReadAhead:
+    """How far past a position the C row-statement printers get to see.
+
+    64 KiB covers almost every statement.  When a printer printed nothing at a row
+    statement that runs past the buffer (a bulk INSERT's statement is megabytes),
+    `more` says to read further: four times as much, kept for the statements that
+    follow, up to 16 MiB; a longer statement is left to the Python handlers."""
+    START = 1 << 16
+    MAX = 1 << 24
+
+    def __init__(self):
+        self.size = self.START
+
+    def more(self, buf, rel, fde):
+        """After a printer printed nothing at buf[rel]: whether more bytes would help
+        (and if so the read-ahead has grown)."""
+        if (self.size >= self.MAX or len(buf) - rel < self.size     # the file has no more
+                or not statement_runs_past(buf, rel, fde)):
+            return False
+        self.size *= 4
+        return True
+
+
 def statement_runs_past(buf, rel, fde):
     """Whether the row statement starting at buf[rel] has no end in the buffer: no rows
     event flagged STMT_END_F before the buffer runs out.  The C printers print nothing

@@ -18,7 +18,7 @@ from binlogkit.binlog.reader import BinlogReader, PyRawEvent
 from binlogkit.errors import (
     BinlogError, BinlogkitError, EventDecodeError, InvalidEventError,
 )
-from binlogkit.printer.driver import PrinterBase, StopDump, statement_runs_past
+from binlogkit.printer.driver import PrinterBase, ReadAhead, StopDump
 from binlogkit.printer.mariadb import events as P
 from binlogkit.printer.mariadb import legacy
 from binlogkit.printer.mariadb.checkheader import (
@@ -32,12 +32,6 @@ from binlogkit.printer.state import (
     row_event_positions,
 )
 
-# bytes the C row-statement printer gets to see past its start, so that
-# statements rarely straddle the end of the read buffer
-FAST_READ_AHEAD = 1 << 16
-FAST_READ_AHEAD_MAX = 1 << 24   # a longer row statement is printed by the Python handlers
-# the events a row statement starts with (where more read-ahead can help the C printer)
-_STATEMENT_START = frozenset({L.ANNOTATE_ROWS_EVENT, L.TABLE_MAP_EVENT}) | L.ROWS_EVENT_TYPES
 
 INCIDENT_LOST_EVENTS = 1      # the only incident MariaDB knows (INCIDENT_COUNT is 2)
 # MySQL 8.0 events mariadb-binlog's read_log_event refuses, with its reason
@@ -114,7 +108,7 @@ class Printer(PrinterBase):
         self._table_map_texts = {}
         self._fast = fast_rows_eligible(options)
         self._fast_context = None   # speedups.print_row_statements' ctx, per file and format
-        self._fast_ahead = FAST_READ_AHEAD
+        self.read_ahead = ReadAhead()   # what the C printer gets to see past `pos`
         self.gtids = GtidFiltering(options)
         self._server_filter = self.gtids.server     # --server-id & co: checked event by event
         self.flashback = None
@@ -285,18 +279,11 @@ class Printer(PrinterBase):
         ctx = self._fast_context
         if ctx is None:
             ctx = self._fast_context = self._make_fast_context(reader, stop_position)
-        ahead = self._fast_ahead        # what the last long statement needed
         while True:
-            buf, rel = reader.buffered(pos, ahead)
+            buf, rel = reader.buffered(pos, self.read_ahead.size)
             events, new_pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
-            # nothing printed at a row statement that runs past the buffer (a bulk
-            # INSERT's statement can be megabytes): read further and try again
-            if (events or ahead >= FAST_READ_AHEAD_MAX or len(buf) - rel < ahead
-                    or len(buf) - rel < L.LOG_EVENT_HEADER_LEN
-                    or buf[rel + L.EVENT_TYPE_OFFSET] not in _STATEMENT_START
-                    or not statement_runs_past(buf, rel, reader.fde)):
+            if events or not self.read_ahead.more(buf, rel, reader.fde):
                 break
-            ahead = self._fast_ahead = ahead * 4
         pos = new_pos
         if events:
             self.rec_count += events

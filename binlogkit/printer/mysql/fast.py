@@ -18,7 +18,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.mysql_events import _zstd_decompress
 from binlogkit.binlog.rowcompile import ImageLayout
-from binlogkit.printer.driver import statement_runs_past
+from binlogkit.printer.driver import ReadAhead
 from binlogkit.printer.mysql import verbose as V
 from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
 from binlogkit.printer.mysql.events import print_query_header
@@ -36,8 +36,6 @@ CTX_TRX_STATE = 17
 CTX_SIZE_MYSQL = 24
 # bytes the C printer gets to see past its start, so that statements rarely
 # straddle the end of the read buffer
-READ_AHEAD = 1 << 16
-READ_AHEAD_MAX = 1 << 24     # a longer row statement is printed by the Python handlers
 _KINDS = ("write", "update", "delete")     # by the C printer's kind code
 # the types whose mysqlbinlog text the C value printer writes (mysql flag of
 # csrc/text.c put_value_text); the rest (JSON, GEOMETRY, VECTOR, old
@@ -156,7 +154,7 @@ class FastRows:
         self._maps_format = None
         self._trx = [False, False, 0, 0]      # CTX_TRX_STATE
         self._queries = {}                    # state fingerprint -> {query key: entry}
-        self._ahead = READ_AHEAD              # what the last long statement needed
+        self.read_ahead = ReadAhead()         # what the C printer gets to see past `pos`
         self._commit_times = {}
 
     def _clean(self, head_ok=False):
@@ -179,9 +177,8 @@ class FastRows:
         returns where to go on."""
         p = self.p
         fmt = p.file_format
-        ahead = self._ahead
         while True:
-            buf, rel = reader.buffered(pos, ahead)
+            buf, rel = reader.buffered(pos, self.read_ahead.size)
             if len(buf) < rel + L.LOG_EVENT_HEADER_LEN or buf[rel + 4] not in START_TYPES:
                 return pos
             if (not self._clean() or fmt.permutation is not None
@@ -189,11 +186,8 @@ class FastRows:
                 return pos
             has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
             done = self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False))
-            # nothing printed at a statement that runs past the buffer: read further, retry
-            if (done != pos or ahead >= READ_AHEAD_MAX or len(buf) - rel < ahead
-                    or not statement_runs_past(buf, rel, reader.fde)):
+            if done != pos or not self.read_ahead.more(buf, rel, reader.fde):
                 return done
-            ahead = self._ahead = ahead * 4
 
     def print_payload_statements(self, frames, rel, log_pos, fmt):
         """The same for the events of a Transaction_payload, re-framed as mysqlbinlog
