@@ -381,15 +381,16 @@ class Printer(PrinterBase):
             self.encrypted = True   # (over -R the server decrypts and flags it ignorable)
         if type_code in MYSQL_REFUSED:
             raise self.invalid_event(reader, raw, MYSQL_REFUSED[type_code])
-        handler = EVENT_HANDLERS.get(type_code)
-        if beyond_format(reader.fde, type_code):
-            handler = None      # not even an ignorable event: the FDE has no post-header for it
-        elif (raw.flags & L.LOG_EVENT_IGNORABLE_F and type_code != L.FORMAT_DESCRIPTION_EVENT
-              or handler is None and type_code in P.MYSQL_IGNORED_TYPES):
+        # a type the FDE has no post-header for is not even an ignorable event
+        beyond = beyond_format(reader.fde, type_code)
+        handler = None if beyond else EVENT_HANDLERS.get(type_code)
+        if not beyond and (raw.flags & L.LOG_EVENT_IGNORABLE_F
+                           and type_code != L.FORMAT_DESCRIPTION_EVENT
+                           or handler is None and type_code in P.MYSQL_IGNORED_TYPES):
             # any event flagged ignorable is read as Ignorable_log_event, known types too
             return handle_ignorable, None
-        if handler is None and (type_code not in KNOWN_TYPES or beyond_format(reader.fde, type_code)) \
-                and not self.options.force_read:
+        if (handler is None and (beyond or type_code not in KNOWN_TYPES)
+                and not self.options.force_read):
             raise self.invalid_event(reader, raw, "Found invalid event in binary log")
         try:
             if type_code == L.ROTATE_EVENT:
