@@ -4,9 +4,9 @@ the import cost.
 `binlogkit print` is often run once per small file, so its start-up counts.  The
 dataclasses module imports inspect (and with it ast, dis, tokenize) and spends
 ~0.3 ms per class; the event bodies, table maps and print state are ~40 classes.
-`record` generates only `__init__` (one small compile per class; `__repr__`,
-`__eq__` and `__hash__` are shared functions over the class's field names), with
-the same semantics for what binlogkit uses:
+`record` generates only `__init__` (one small compile per class, when its first
+instance is made; `__repr__`, `__eq__` and `__hash__` are shared functions over
+the class's field names), with the same semantics for what binlogkit uses:
 
     @record                      # __slots__ by default; record(slots=False) keeps a __dict__
     class GtidBody:
@@ -21,9 +21,9 @@ two instances of the same class; a mutable record is unhashable, as a
 dataclass is.  `replace(obj, **changes)` is dataclasses.replace, `fields(cls)`
 the field names.  tests/test_record.py holds the two side by side.
 """
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
-__all__ = ["record", "field", "replace", "fields", "FrozenInstanceError"]
+__all__ = ["record", "field", "replace", "fields", "FrozenInstanceError", "tuple_record"]
 
 _MISSING = object()
 
@@ -132,13 +132,42 @@ def _init_source(specs, frozen, env):
     return "\n".join([f"def __init__(self, {', '.join(params)}):", *(body or ["    pass"])])
 
 
-def _build(cls, frozen, slots):
-    specs = _collect(cls)
-    names = tuple(specs)
+def _compile_init(specs, frozen, qualname):
     env = {"_MISSING": _MISSING, "_setattr": object.__setattr__}
     exec(_init_source(specs, frozen, env), env)     # noqa: S102  (generated here, as dataclasses does)
     init = env["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__qualname__ = f"{qualname}.__init__"
+    return init
+
+
+def _lazy_init(specs, frozen, qualname):
+    """An `__init__` that compiles the real one on the class's first instance and puts
+    it in its place: a run compiles only the records it makes (start-up counts)."""
+    def __init__(self, *args, **kwargs):
+        init = _compile_init(specs, frozen, qualname)
+        owner[0].__init__ = init
+        init(self, *args, **kwargs)
+    owner = [None]
+    __init__.__qualname__ = f"{qualname}.__init__"
+    return __init__, owner
+
+
+def _check_order(specs):
+    """A field without a default after one with: the TypeError dataclasses raises at
+    class creation."""
+    seen_default = False
+    for name, spec in specs.items():
+        if spec.default is not _MISSING or spec.default_factory is not _MISSING:
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"non-default argument {name!r} follows default argument")
+
+
+def _build(cls, frozen, slots):
+    specs = _collect(cls)
+    names = tuple(specs)
+    _check_order(specs)
+    init, owner = _lazy_init(specs, frozen, cls.__qualname__)
     attrs = {key: value for key, value in cls.__dict__.items()
              if key not in names and key not in ("__dict__", "__weakref__")}
     attrs.update(__init__=init, __repr__=_repr, __eq__=_eq, __record_fields__=names,
@@ -157,4 +186,62 @@ def _build(cls, frozen, slots):
         for base in cls.__mro__[1:]:
             inherited.update(getattr(base, "__slots__", ()))
         attrs["__slots__"] = tuple(n for n in names if n not in inherited)
-    return type(cls)(cls.__name__, cls.__bases__, attrs)
+    built = owner[0] = type(cls)(cls.__name__, cls.__bases__, attrs)
+    return built
+
+
+def tuple_record(typename, field_names):
+    """A base class like collections.namedtuple(typename, field_names), for the
+    tuples `print` makes at start-up (collections and the class source namedtuple
+    compiles cost it ~2 ms): fields by name and index, positional or keyword
+    construction, `_fields`, `_replace`, `_asdict`, the same repr, pickling."""
+    names = tuple(field_names.replace(",", " ").split())
+
+    def __new__(cls, *args, **kwargs):
+        if kwargs:
+            args = _bind_tuple(typename, names, args, kwargs)
+        elif len(args) != len(names):
+            raise TypeError(f"{typename}() takes {len(names)} arguments ({len(args)} given)")
+        return tuple.__new__(cls, args)
+
+    namespace = {
+        "__slots__": (), "__new__": __new__, "_fields": names, "__match_args__": names,
+        "__repr__": _tuple_repr, "_replace": _tuple_replace, "_asdict": _tuple_asdict,
+        "__getnewargs__": _tuple_getnewargs,
+    }
+    for index, name in enumerate(names):
+        namespace[name] = property(itemgetter(index), doc=f"Alias for field number {index}")
+    return type(typename, (tuple,), namespace)
+
+
+def _bind_tuple(typename, names, args, kwargs):
+    if len(args) > len(names):
+        raise TypeError(f"{typename}() takes {len(names)} arguments ({len(args)} given)")
+    values = list(args)
+    for name in names[len(args):]:
+        if name not in kwargs:
+            raise TypeError(f"{typename}() missing argument {name!r}")
+        values.append(kwargs.pop(name))
+    if kwargs:
+        raise TypeError(f"{typename}() got unexpected or repeated argument(s) {sorted(kwargs)}")
+    return values
+
+
+def _tuple_repr(self):
+    values = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+    return f"{type(self).__name__}({values})"
+
+
+def _tuple_replace(self, **changes):
+    values = [changes.pop(name, value) for name, value in zip(self._fields, self)]
+    if changes:
+        raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+    return type(self)(*values)
+
+
+def _tuple_asdict(self):
+    return dict(zip(self._fields, self))
+
+
+def _tuple_getnewargs(self):
+    return tuple(self)

@@ -98,3 +98,54 @@ def test_picklable_at_module_level():
 class Module:
     a: int
     b: str = ""
+
+
+def test_tuple_record_behaves_as_a_namedtuple():
+    import collections
+    import copy
+
+    from binlogkit._record import tuple_record
+
+    class Ours(tuple_record("Zone", "gmtoff isdst abbrev")):
+        __slots__ = ()
+
+    class Theirs(collections.namedtuple("Zone", "gmtoff isdst abbrev")):
+        __slots__ = ()
+
+    for cls in (Ours, Theirs):
+        a = cls(3600, 1, "CEST")
+        assert cls(3600, isdst=1, abbrev="CEST") == a == (3600, 1, "CEST")
+        assert (a.gmtoff, a.isdst, a.abbrev, a[2]) == (3600, 1, "CEST", "CEST")
+        assert a._replace(isdst=0) == (3600, 0, "CEST") and type(a._replace()) is cls
+        assert a._asdict() == {"gmtoff": 3600, "isdst": 1, "abbrev": "CEST"}
+        assert cls._fields == ("gmtoff", "isdst", "abbrev")
+        copied = copy.deepcopy(a)       # the pickle protocol (__getnewargs__); local classes don't pickle
+        assert copied == a and type(copied) is cls and hash(a) == hash((3600, 1, "CEST"))
+        with pytest.raises(AttributeError):
+            a.gmtoff = 0
+        with pytest.raises(AttributeError):
+            a.other = 0
+        with pytest.raises(TypeError):
+            cls(1, 2)
+        with pytest.raises(TypeError):
+            cls(1, 2, 3, abbrev="x")
+        with pytest.raises(ValueError):
+            a._replace(other=1)
+    assert repr(Ours(0, 0, "UTC")) == "Ours(gmtoff=0, isdst=0, abbrev='UTC')"
+    assert repr(Theirs(0, 0, "UTC")) == "Theirs(gmtoff=0, isdst=0, abbrev='UTC')"
+
+
+def test_a_record_compiles_its_init_on_first_instance():
+    @record
+    class Lazy:
+        a: int
+        b: int = 2
+
+    stub = Lazy.__dict__["__init__"]
+    assert Lazy(1).b == 2 and Lazy(1, 3) == Lazy(a=1, b=3)
+    assert Lazy.__dict__["__init__"] is not stub
+    with pytest.raises(TypeError):
+        @record
+        class Bad:
+            a: int = 1
+            b: int
