@@ -24,7 +24,16 @@ if os.environ.get("BINLOGKIT_PURE", "") in ("", "0"):
 
 
 def _stale(module):
-    from binlogkit._csrc_hash import source_hash
+    """Whether sources beside the module differ from those it was built from.  An
+    install has no sources beside it; in a source tree, sources no newer than the
+    build are the build's own (hashed only when one is newer: start-up counts)."""
+    from binlogkit._csrc_hash import newest_source, source_hash
+    try:
+        built_at = os.stat(module.__file__).st_mtime
+    except (OSError, TypeError):
+        built_at = 0
+    if newest_source() <= built_at:
+        return False
     built = getattr(module, "SOURCE_HASH", "")
     current = source_hash()
     return bool(current) and built != current
