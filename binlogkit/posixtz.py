@@ -18,7 +18,7 @@ with ``time.localtime`` after ``time.tzset``, see tests/test_tz.py):
 """
 from __future__ import annotations
 
-from collections import namedtuple
+from binlogkit._record import tuple_record
 
 SECSPERDAY = 86400
 J0, J1, M = 0, 1, 2  # rule kinds: n (0-based day), Jn (1-based, no Feb 29), Mm.n.d
@@ -30,7 +30,7 @@ _SPACE = " \t\n\v\f\r"
 _ULONG = (1 << 64) - 1
 
 
-class ZoneInfo(namedtuple("ZoneInfo", "gmtoff isdst abbrev")):
+class ZoneInfo(tuple_record("ZoneInfo", "gmtoff isdst abbrev")):
     """What one instant maps to: UTC offset (s east), DST flag, abbreviation."""
 
     __slots__ = ()

@@ -29,12 +29,10 @@ against glibc 2.36 in tests/test_tz.py), including glibc's quirks:
 from __future__ import annotations
 
 import os
-import sys
 import time
-from array import array
-from bisect import bisect_right
 from struct import Struct
-from collections import namedtuple
+
+from binlogkit._record import tuple_record
 
 from binlogkit.posixtz import (SECSPERDAY, PosixTZ, ZoneInfo, civil_from_days,
                                days_from_civil, utc_year)
@@ -55,10 +53,19 @@ _LEAP64 = Struct(">ql")
 _UTC = ZoneInfo(0, 0, "UTC")
 
 
+def bisect_right(a, x):
+    """bisect.bisect_right, imported when first needed (a .so: start-up of `print`
+    counts, and most runs only ever look up one segment of the table)."""
+    global bisect_right
+    from bisect import bisect_right as found
+    bisect_right = found
+    return found(a, x)
+
+
 _LOCAL_TIME_FIELDS = "year month day hour minute second wday yday isdst gmtoff abbrev"
 
 
-class LocalTime(namedtuple("LocalTime", _LOCAL_TIME_FIELDS)):
+class LocalTime(tuple_record("LocalTime", _LOCAL_TIME_FIELDS)):
     """A broken-down local time, as glibc's ``struct tm`` holds it.
 
     ``year`` is the full year and ``month`` is 1-12 (struct tm + 1900 / + 1);
@@ -101,7 +108,7 @@ def _day_text(days: int) -> str:
 
 
 # ---------------------------------------------------------------- TZif
-class TZif(namedtuple("TZif", "transitions indexes types isstd isut leaps footer")):
+class TZif(tuple_record("TZif", "transitions indexes types isstd isut leaps footer")):
     """The parts of a TZif file glibc uses."""
 
     # transitions: UTC instants, ascending
@@ -116,11 +123,7 @@ class TZif(namedtuple("TZif", "transitions indexes types isstd isut leaps footer
 
 def _ints(data: bytes, pos: int, count: int, width: int) -> list:
     """``count`` big-endian signed integers of ``width`` bytes at pos."""
-    arr = array("q" if width == 8 else "i", data[pos:pos + count * width])
-    assert arr.itemsize == width
-    if sys.byteorder == "little":
-        arr.byteswap()
-    return arr.tolist()
+    return list(Struct(">%d%s" % (count, "q" if width == 8 else "l")).unpack_from(data, pos))
 
 
 def _header(data: bytes, pos: int, where: str) -> tuple:
@@ -453,7 +456,8 @@ class ZoneTable:
     def _locate(self, t: int) -> int:
         """Offset at t; remembers the enclosing table segment for next time."""
         if self._lo <= t < self._hi:
-            i = bisect_right(self._starts, t) - 1
+            starts = self._starts
+            i = bisect_right(starts, t) - 1 if len(starts) > 1 else 0     # one segment: UTC, GMT-3
             self._seg_lo = max(self._starts[i], self._lo)
             self._seg_hi = (self._starts[i + 1] if i + 1 < len(self._starts)
                             else self._hi)

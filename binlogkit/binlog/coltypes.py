@@ -11,7 +11,7 @@ plain type names.  A new type is one row here plus its value code (the
 reference decoder's case in rowimage.decode_value, a compiled or C op if it
 should be fast, and its text in the printers).
 """
-from collections import namedtuple
+from binlogkit._record import tuple_record
 
 # ops of the compiled walkers; the C enum (csrc/speedups.h OP_*) has the same numbers
 (OP_INT, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME, OP_TIMESTAMP,
@@ -24,12 +24,12 @@ META_2LE = "2le"    # two bytes, little-endian
 META_2BE = "2be"    # two bytes, big-endian (real type or precision first)
 
 
-class ColumnType(namedtuple("ColumnType", "code name meta fixed_size op sql_name")):
+class ColumnType(tuple_record("ColumnType", "code name meta fixed_size op sql_name")):
     """One column type.  `name`: enum_field_types without MYSQL_TYPE_; `meta`: META_*, the
     TABLE_MAP metadata of a column of this type; `fixed_size`: bytes of a value when neither
     metadata nor data decides, else None; `op`: OP_* of the compiled walkers for the
     (resolved) type, NO_OP if none; `sql_name`: get_type_name's text when the metadata adds
-    nothing, else b"".  (collections.namedtuple: typing's costs start-up.)"""
+    nothing, else b""."""
     __slots__ = ()
 
 

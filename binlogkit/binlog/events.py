@@ -5,7 +5,6 @@ kept as they are in the log: charset ids, sql_mode as an int, query bytes).
 Unknown types decode to `UnknownBody`.  No I/O and no printing here.
 """
 import struct
-import zlib
 
 from binlogkit._record import field, record, replace
 from binlogkit.binlog import layout as L
@@ -32,7 +31,7 @@ def decode_event(raw, fde, path=None):
     decoder = DECODERS.get(raw.type_code, decode_unknown)
     try:
         return decoder(raw.payload, raw, fde)
-    except (IndexError, ValueError, struct.error, zlib.error) as exc:
+    except (IndexError, ValueError, struct.error) as exc:
         raise EventDecodeError(f"Found invalid event in binary log, data_len: {raw.event_size}, "
                                 f"event_type: {raw.type_code} (malformed "
                                 f"{L.TYPE_NAMES.get(raw.type_code, 'Unknown')} event: {exc})",
@@ -78,7 +77,11 @@ def uncompress_binlog(data):
     if lenlen < 1 or lenlen > 4 or len(data) < 1 + lenlen:
         raise ValueError("bad compression length")
     expected = int.from_bytes(data[1:1 + lenlen], "big")
-    out = zlib.decompress(bytes(data[1 + lenlen:]))
+    import zlib     # only compressed events need it (start-up of every other run)
+    try:
+        out = zlib.decompress(bytes(data[1 + lenlen:]))
+    except zlib.error as exc:
+        raise ValueError(str(exc)) from None
     if len(out) != expected:
         raise ValueError("uncompressed length mismatch")
     return out

@@ -11,7 +11,6 @@ GTID events expose what the stall analysis needs under the server's names:
 and as UTC datetimes via `*_commit_datetime`), `transaction_length`,
 `last_committed`, `sequence_number`.
 """
-import threading
 
 from binlogkit._record import field, record
 from binlogkit.binlog import layout as L
@@ -513,14 +512,18 @@ class TransactionPayloadBody:
         return L.COMPRESSION_NAMES.get(self.compression_type, str(self.compression_type))
 
 
-_ZSTD = threading.local()      # one reusable ZstdDecompressor per thread (creating one costs)
+_ZSTD = []      # [threading.local()] once a compressed payload comes: one reusable ZstdDecompressor per thread
 
 
 def _zstd_decompress(data):
     import zstandard   # only MySQL 8.0.20+ logs with compressed transactions need it
-    dctx = getattr(_ZSTD, "dctx", None)
+    if not _ZSTD:
+        import threading
+        _ZSTD.append(threading.local())
+    local = _ZSTD[0]
+    dctx = getattr(local, "dctx", None)
     if dctx is None:
-        dctx = _ZSTD.dctx = zstandard.ZstdDecompressor()
+        dctx = local.dctx = zstandard.ZstdDecompressor()
     out = []
     data = bytes(data)
     try:

@@ -5,7 +5,6 @@ The walker computes where each row image starts and ends (as the server's
 event into images; turning the column bytes into values is `rowvalues`' job.
 """
 import struct
-import zlib
 
 from binlogkit._accel import speedups
 from binlogkit._record import field, record
@@ -229,6 +228,7 @@ def uncompressed_event(raw, body, fde):
     L.UINT32.pack_into(prefix, L.EVENT_LEN_OFFSET, new_len)
     data = bytes(prefix) + body.rows
     if raw.checksum is not None:
+        import zlib     # only compressed rows events need it (start-up of every other run)
         data += L.UINT32.pack(zlib.crc32(data))
     return data
 

@@ -10,9 +10,8 @@ columns, charsets to the character columns, strings to ENUM/SET columns,
 geometry types to GEOMETRY columns, dimensions to VECTOR columns, in
 column order.
 """
-from collections import namedtuple
 
-from binlogkit._record import field, record
+from binlogkit._record import field, record, tuple_record
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import net_field_length
 
@@ -27,7 +26,7 @@ MARIADB_CHARACTER_TYPES = frozenset({_STRING, _VAR_STRING, _VARCHAR, _BLOB, _GEO
 ENUM_SET_TYPES = frozenset({_ENUM, _SET})
 
 
-class DefaultCharset(namedtuple("DefaultCharset", "default exceptions")):
+class DefaultCharset(tuple_record("DefaultCharset", "default exceptions")):
     """`default`: the collation of most columns; `exceptions`: (index among the counted
     columns, collation) pairs."""
     __slots__ = ()

@@ -10,7 +10,6 @@
 `binlogkit print` writes its lines as mysqlbinlog does ("ERROR: ..."); the
 other commands name themselves ("binlogkit slowlog: ...").
 """
-import contextlib
 import os
 import sys
 
@@ -61,19 +60,28 @@ def fail(prefix, exc):
     sys.exit(EXIT_ERROR)
 
 
-@contextlib.contextmanager
-def reported(prefix, output_name="output"):
-    """Run a command's work: an error of the tree or an OSError becomes one line
-    and exit 1; a reader that went away (| head) ends it quietly with 0."""
-    try:
-        yield
-    except BrokenPipeError:
-        silence_stdout()
-        sys.exit(EXIT_OK)
-    except BinlogkitError as exc:
-        fail(prefix, exc)
-    except OSError as exc:
-        fail(prefix, error_text(exc, output_name))
+class reported:
+    """`with reported(prefix):` runs a command's work: an error of the tree or an
+    OSError becomes one line and exit 1; a reader that went away (| head) ends it
+    quietly with 0.  (A class, not contextlib: `print` loads this module at start-up.)"""
+
+    def __init__(self, prefix, output_name="output"):
+        self.prefix, self.output_name = prefix, output_name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            return False
+        if issubclass(exc_type, BrokenPipeError):
+            silence_stdout()
+            sys.exit(EXIT_OK)
+        if issubclass(exc_type, BinlogkitError):
+            fail(self.prefix, exc)
+        if issubclass(exc_type, OSError):
+            fail(self.prefix, error_text(exc, self.output_name))
+        return False
 
 
 def silence_stdout():

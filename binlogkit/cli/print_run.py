@@ -2,7 +2,6 @@
 errors written as mysqlbinlog writes them, the exit status back (cli.exits).
 """
 import os
-import re
 import sys
 
 from binlogkit.cli import exits
@@ -13,17 +12,18 @@ from binlogkit.printer.run import PrintJob, print_job, print_remote_job
 from binlogkit.printer.state import MY_TIME_T_MAX, PrintOptions
 from binlogkit.tz import ZoneTable
 
-_DATETIME = re.compile(
+_DATETIME = (
     r"^\s*(\d{2,4})[-/.:]?(\d{1,2})[-/.:]?(\d{1,2})[ T]+(\d{1,2})(?:[:.]?(\d{1,2})(?:[:.]?(\d{1,2}))?)?"
     r"(?:\.(\d{1,6}))?\s*$")
-_COMPACT_DATETIME = re.compile(r"^\s*(\d{2}|\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(?:\.(\d{1,6}))?\s*$")
+_COMPACT_DATETIME = r"^\s*(\d{2}|\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(?:\.(\d{1,6}))?\s*$"
 
 
 def parse_datetime(text, zone):
     """str_to_datetime + my_system_gmt_sec: a full local date and time -> epoch
     ("YYYY-MM-DD hh[:mm[:ss]]" with any of -/.: as separators, or YYYYMMDDhhmmss / YYMMDDhhmmss)."""
-    import calendar     # lazy: only --start/--stop-datetime need it (start-up)
-    match = _DATETIME.match(text) or _COMPACT_DATETIME.match(text)
+    import calendar     # lazy: only --start/--stop-datetime need them (start-up)
+    import re
+    match = re.match(_DATETIME, text) or re.match(_COMPACT_DATETIME, text)
     if not match:
         raise BinlogkitError(f"Incorrect date and time argument: {text}")
     year, month, day, hour, minute, second = (int(g or 0) for g in match.groups()[:6])

@@ -4,14 +4,11 @@ my_base64_encode, pretty_print_str, the end of print_query_header).
 The header line and the base64 lines come from the C accelerator when it
 is there; the `_py` functions are the reference it is tested against.
 """
-import binascii
-
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_to_text
 from binlogkit.printer.safety import comment_safe
 
-_b2a = binascii.b2a_base64
 # Incident_log_event::description_text (both tools know these two)
 INCIDENT_NAMES = {0: b"NOTHING", 1: b"LOST_EVENTS"}
 # pretty_print_str's C-like escapes (a quote character inside is escaped as \')
@@ -30,7 +27,8 @@ def pretty_print_str(text, quote=b"'"):
 
 def base64_lines_py(data):
     """my_base64_encode: 76-column lines, then the caller's newline."""
-    encoded = _b2a(data, newline=False)
+    from binascii import b2a_base64     # here: the C accelerator's base64_lines is the usual one
+    encoded = b2a_base64(data, newline=False)
     if len(encoded) <= 76:
         return encoded + b"\n"
     return b"\n".join([encoded[i:i + 76] for i in range(0, len(encoded), 76)]) + b"\n"
