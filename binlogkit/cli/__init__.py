@@ -9,6 +9,7 @@ Subcommands are imported when used: `binlogkit print` loads no slow-log or
 pandas code, and a plain `binlogkit print` run (the console script, `run`) does
 not load click either: its options are parsed from cli.print_options' table.
 """
+import os
 import sys
 
 __all__ = ["main", "run"]
@@ -27,6 +28,22 @@ def run(argv=None):
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["print"]:
         from binlogkit.cli.print_fast import run_print_args
-        sys.exit(run_print_args(args[1:]))
+        exit_now(run_print_args(args[1:]))
     from binlogkit.cli.group import main
     main(args)
+
+
+def exit_now(status):
+    """End the process with `status` once its output is flushed, without tearing the
+    interpreter down (freeing every module and object: ~2 ms, a tenth of a small
+    `print`).  Nothing of binlogkit's waits for exit (no atexit hooks, files closed);
+    with another thread alive, or output that cannot be flushed, exit as usual."""
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        sys.exit(status)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(status)        # Python's own exit reports it, as without this
+    os._exit(status)
