@@ -699,3 +699,63 @@ def test_server_binlog_identical_to_mariadb_binlog(tmp_path):
                                  env=dict(env, BINLOGKIT_PURE=pure), capture_output=True)
             assert got.returncode == 0, got.stderr.decode()
             assert got.stdout == want, f"differs from mariadb-binlog: {args} pure={pure}"
+
+
+# -- the sink: committed text handed out while C works ---------------------------------
+
+class TinySinkSpeedups:
+    """speedups whose row-statement printer hands its text to the sink after every
+    statement and every BINLOG event (sink_at=1), counting the hand-outs."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __getattr__(self, name):
+        return getattr(speedups, name)
+
+    def print_row_statements(self, buf, rel, pos, ctx, sink=None):
+        def counted(chunk):
+            assert isinstance(chunk, memoryview) and len(chunk) > 0
+            self.calls += 1
+            sink(chunk)
+        return speedups.print_row_statements(buf, rel, pos, ctx, counted if sink else None, 1)
+
+
+@needs_c
+@pytest.mark.parametrize("options", [{}, {"verbose": 2}, {"base64_output": "decode-rows"}])
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_text_through_the_sink_is_the_same(name, options):
+    fast, _ = run_dump(SETS[name], False, **options)
+    tiny = TinySinkSpeedups()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dump_mod, "speedups", tiny)
+        out = io.BytesIO()
+        with tempfile.TemporaryDirectory() as load_dir:
+            dump_mod.dump([str(f) for f in SETS[name]], out,
+                          PrintOptions(local_load=load_dir, **options), ZONE)
+        sunk = out.getvalue().replace(load_dir.encode(), b"LOAD_DIR")
+    assert sunk == fast
+    assert tiny.calls > 0
+
+
+@needs_c
+def test_a_kept_chunk_of_the_sink_is_released():
+    """The memoryview is C's own buffer, reused: one kept past the call is released."""
+    kept = []
+
+    class Keeping(TinySinkSpeedups):
+        def print_row_statements(self, buf, rel, pos, ctx, sink=None):
+            def keep(chunk):
+                kept.append(chunk)
+                sink(chunk)
+            return super().print_row_statements(buf, rel, pos, ctx, keep if sink else None)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dump_mod, "speedups", Keeping())
+        with tempfile.TemporaryDirectory() as load_dir:
+            dump_mod.dump([str(f) for f in SETS["crc32"]], io.BytesIO(),
+                          PrintOptions(local_load=load_dir), ZONE)
+    assert kept
+    for view in kept:
+        with pytest.raises(ValueError):
+            bytes(view)

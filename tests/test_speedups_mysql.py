@@ -354,3 +354,22 @@ def test_statements_longer_than_the_read_ahead(bench_binlogs, mode, ahead_max):
         mp.setattr(ReadAhead, "MAX", ahead_max)
         for path in bench_binlogs:
             assert assert_same(path, **OPTION_SETS[mode]) > 0
+
+
+@pytest.mark.parametrize("mode", sorted(OPTION_SETS))
+def test_text_through_the_sink_is_the_same(bench_binlogs, mode):
+    """The C printer handing its text out after every statement and BINLOG event
+    (sink_at=1, after the pending head) prints what it prints in one piece."""
+    from test_speedups import TinySinkSpeedups
+    for path in bench_binlogs:
+        whole, _ = run_mysql(path, False, **OPTION_SETS[mode])
+        tiny = TinySinkSpeedups()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(fast_mod, "speedups", tiny)
+            out = io.BytesIO()
+            with tempfile.TemporaryDirectory() as load_dir:
+                dump_mysql([str(path)], out, PrintOptions(local_load=load_dir, force_if_open=True,
+                                                          **OPTION_SETS[mode]), ZONE,
+                           gtid_mod_filter())
+        assert out.getvalue().replace(load_dir.encode(), b"LOAD_DIR") == whole
+        assert tiny.calls > 100

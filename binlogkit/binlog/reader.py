@@ -1,13 +1,16 @@
 """Framing of binary log files: bytes in, raw events out.
 
 `BinlogReader` walks a file (or stdin) event by event with a bounded buffer:
-memory does not grow with the file.  It knows only the common header and the
+memory does not grow with the file.  A closed binlog (its format description
+event's in-use flag clear: the server writes it no more) past the first
+CHUNK_SIZE is mapped read-only instead of copied in, and the pages behind the
+reader are let go every MAP_RELEASE bytes.  It knows only the common header and the
 format description event (which decides whether events end in a CRC32); the
 bodies are decoded by `binlogkit.binlog.events`.
 """
-import re
+import os
+import stat
 import sys
-import zlib
 
 from binlogkit._accel import speedups
 from binlogkit.binlog.layout import (
@@ -24,6 +27,7 @@ from binlogkit.errors import (
 
 CHUNK_SIZE = 1 << 20
 MAX_READ = 16 << 20     # the most one read() asks for: memory follows the file, not a length field
+MAP_RELEASE = 8 << 20   # a mapped file's pages behind the reader are let go in steps of this
 _unpack_header = COMMON_HEADER.unpack_from
 _unpack_u32 = UINT32.unpack_from
 
@@ -139,7 +143,7 @@ def parse_format_description(data):
         rest = rest[:-BINLOG_CHECKSUM_LEN - 1]
     flags = COMMON_HEADER.unpack_from(data)[5]
     permutation = None
-    if _PRE_GA_VERSION.match(server_version) and len(rest) == 22:
+    if server_version.startswith(_PRE_GA_VERSIONS) and len(rest) == 22:
         permutation = PRE_GA_EVENT_TYPE_PERMUTATION
         permuted = bytearray(22)
         for old_id in range(1, 23):
@@ -149,8 +153,10 @@ def parse_format_description(data):
                              rest, checksum_alg, flags, permutation)
 
 
-# Format_description_event (5.1-5.7): the mysql-5.1-wl1012/wl2325 trees
-_PRE_GA_VERSION = re.compile(rb"5\.1\.[1-5]-a_drop5|5\.2\.[0-2]-a_drop6")
+# Format_description_event (5.1-5.7): the mysql-5.1-wl1012/wl2325 trees, versions
+# starting 5.1.[1-5]-a_drop5 or 5.2.[0-2]-a_drop6
+_PRE_GA_VERSIONS = tuple(b"5.1.%d-a_drop5" % n for n in range(1, 6)) + tuple(
+    b"5.2.%d-a_drop6" % n for n in range(3))
 
 
 def _has_checksum_field(server_version, split):
@@ -175,6 +181,7 @@ def fde_raw_length(data, event_size):
 
 def event_crc(data, type_code):
     """CRC32 of an event; an FDE's is taken with its in-use flag cleared."""
+    import zlib     # here, not at start-up: the C framer checks CRCs when it is built
     if type_code == FORMAT_DESCRIPTION_EVENT and data[17] & LOG_EVENT_BINLOG_IN_USE_F:
         data = bytearray(data)
         data[17] &= ~LOG_EVENT_BINLOG_IN_USE_F
@@ -216,6 +223,8 @@ class BinlogReader:
         self._buf = b""
         self._buf_pos = 0   # file offset of self._buf[0]
         self._eof = False
+        self._map = None        # the whole file, mapped (see the module's doc)
+        self._released = 0      # the mapping's pages before this offset were let go
 
     # -- file handling ----------------------------------------------------
     def open(self):
@@ -241,6 +250,9 @@ class BinlogReader:
         if self._file is not None and self._stream is None and self.path != "-":
             self._file.close()
         self._file = None
+        # a mapping is unmapped with its last reference (a caller's view may still hold it)
+        self._map = None
+        self._buf = b""
 
     def __enter__(self):
         return self.open()
@@ -254,6 +266,12 @@ class BinlogReader:
         Whatever lies before `keep_from` (the event being read) is let go, so
         the buffer stays about CHUNK_SIZE plus one event, and each byte of
         the file is copied at most once on its way in."""
+        if self._map is None and upto > CHUNK_SIZE:
+            self._map_file()
+        if self._map is not None:
+            self._buf, self._buf_pos, self._eof = self._map, 0, True
+            self._release_before(keep_from)
+            return
         end = self._buf_pos + len(self._buf)
         if end >= upto or self._eof:
             return
@@ -272,6 +290,31 @@ class BinlogReader:
             parts.append(chunk)
             end += len(chunk)
         self._buf = parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def _map_file(self):
+        """Map the file when it is a closed binlog on a regular file past CHUNK_SIZE."""
+        if (self._stream is not None or self.path == "-" or self._file is None or self.in_use
+                or self.fde.server_version == b""):
+            return
+        try:
+            st = os.fstat(self._file.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size <= CHUNK_SIZE:
+                return
+            import mmap     # here: small files never need it (start-up)
+            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            self._map = None            # read() as usual
+
+    def _release_before(self, pos):
+        """Let the mapped pages before `pos` go, MAP_RELEASE at a time (they stay in the page
+        cache; peak memory does not grow with the file)."""
+        if pos - self._released < MAP_RELEASE:
+            return
+        import mmap
+        upto = pos & ~(mmap.PAGESIZE - 1)
+        if hasattr(self._map, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+            self._map.madvise(mmap.MADV_DONTNEED, self._released, upto - self._released)
+        self._released = upto
 
     def _rewind(self, pos):
         try:

@@ -113,15 +113,63 @@ bk_put_at(Buf *b, long long pos)
     return 0;
 }
 
-/* base64_lines() of the whole event, CRC included (print_base64) */
+/* The event (CRC included) into the statement's BINLOG block (print_base64):
+ * remembered here, encoded by put_spans when the statement is flushed */
 static int
-put_base64(Buf *b, const unsigned char *ev, Py_ssize_t size)
+put_base64(Spans *b, const unsigned char *ev, Py_ssize_t size)
 {
-    Py_ssize_t n = bk_b64_lines_size(size);
-    if (bk_buf_reserve(b, n) < 0)
+    if (b->len == b->cap) {
+        Py_ssize_t cap = b->cap ? 2 * b->cap : 64;
+        Span *s = PyMem_Realloc(b->s, cap * sizeof(Span));
+        if (s == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    b->s[b->len].p = ev;
+    b->s[b->len].n = size;
+    b->len++;
+    return 0;
+}
+
+/* Hand out[0:len] to the sink (a memoryview valid during the call) and empty out */
+static int
+sink_out(const Fmt *f, Buf *out)
+{
+    if (out->len == 0)
+        return 0;
+    PyObject *view = PyMemoryView_FromMemory(out->p, out->len, PyBUF_READ);
+    if (view == NULL)
         return -1;
-    bk_b64_lines_into(ev, size, b->p + b->len);
-    b->len += n;
+    PyObject *r = PyObject_CallOneArg(f->sink, view);
+    PyObject *released = PyObject_CallMethod(view, "release", NULL);
+    Py_DECREF(view);
+    if (r == NULL || released == NULL) {
+        Py_XDECREF(r);
+        Py_XDECREF(released);
+        return -1;
+    }
+    Py_DECREF(r);
+    Py_DECREF(released);
+    out->len = 0;
+    return 0;
+}
+
+/* base64_lines() of each event of the block, into out (to the sink as it fills) */
+static int
+put_spans(const Fmt *f, Buf *out, const Spans *b)
+{
+    for (Py_ssize_t i = 0; i < b->len; i++) {
+        Py_ssize_t n = bk_b64_lines_size(b->s[i].n);
+        if (bk_buf_reserve(out, n) < 0)
+            return -1;
+        bk_b64_lines_into(b->s[i].p, b->s[i].n, out->p + out->len);
+        out->len += n;
+        if (f->sink != NULL && out->len >= f->sink_at && sink_out(f, out) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -192,7 +240,7 @@ put_annotate(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size, Py_ss
  * a NUL) in "# line\n" lines (empty lines left out); the event goes to the BINLOG
  * block.  Without -vv nothing but "# at".  1 printed, 0 leave it to Python, -1 error. */
 static int
-rows_query_event(const Fmt *f, Buf *out, Buf *body, const unsigned char *ev, uint32_t size,
+rows_query_event(const Fmt *f, Buf *out, Spans *body, const unsigned char *ev, uint32_t size,
                  Py_ssize_t end)
 {
     Py_ssize_t q = f->header_len + bk_post_header(f, ROWS_QUERY_LOG_EVENT, 0) + 1;
@@ -279,7 +327,7 @@ bk_packed_length(const unsigned char *ev, Py_ssize_t *pos, Py_ssize_t end, unsig
 
 /* One Table_map event: 1 printed, 0 leave it to Python, -1 error. */
 static int
-table_map_event(const Fmt *f, Buf *out, Buf *head, Buf *body, const unsigned char *ev,
+table_map_event(const Fmt *f, Buf *out, Buf *head, Spans *body, const unsigned char *ev,
                 uint32_t size, Py_ssize_t end, long long pos, const unsigned char **annotate)
 {
     PyObject *key = PyBytes_FromStringAndSize((const char *)ev + f->header_len, end - f->header_len);
@@ -368,7 +416,7 @@ verbose_rows(const Fmt *f, Buf *tail, PyObject *table_map, int kind, const unsig
 /* One Write/Update/Delete_rows (v1 or v2) event: 1 printed, 0 leave it to
  * Python, -1 error.  *rows accumulates the statement's row count. */
 static int
-rows_event(const Fmt *f, Buf *head, Buf *body, Buf *tail, const unsigned char *ev, uint32_t size,
+rows_event(const Fmt *f, Buf *head, Spans *body, Buf *tail, const unsigned char *ev, uint32_t size,
            Py_ssize_t end, int *stmt_end, Py_ssize_t *rows)
 {
     int type = ev[4];
@@ -458,7 +506,8 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
     PyObject *delim = f->ctx[CTX_DELIMITER];
     unsigned long long stop_position = f->stop_position;
     Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
-    Buf head = {0}, body = {0}, tail = {0};
+    Buf head = {0}, tail = {0};
+    Spans body = {0};
     const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
     Py_ssize_t rows = 0, events = 0;
     int failed = 0;
@@ -524,7 +573,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             int encoded = f->encoded && body.len;
             if ((hdr == &head && buf_put(out, head.p, head.len) < 0)
                 || (encoded && (BUF_LIT(out, "\nBINLOG '\n") < 0
-                                || buf_put(out, body.p, body.len) < 0 || BUF_LIT(out, "'") < 0
+                                || put_spans(f, out, &body) < 0 || BUF_LIT(out, "'") < 0
                                 || buf_put(out, PyBytes_AS_STRING(delim),
                                            PyBytes_GET_SIZE(delim)) < 0
                                 || BUF_LIT(out, "\n") < 0))
@@ -537,13 +586,17 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             annotate = NULL;
             m->events = events;
             m->pos = f->fixed_pos ? rel : pos;
-            m->len = out->len;
             m->trx = *trx;
+            if (f->sink != NULL && out->len >= f->sink_at && sink_out(f, out) < 0) {
+                failed = 1;
+                break;
+            }
+            m->len = out->len;
         }
     }
     out->len = m->len;
     bk_buf_free(&head);
-    bk_buf_free(&body);
+    PyMem_Free(body.s);
     bk_buf_free(&tail);
     return failed ? -1 : 0;
 }
@@ -551,14 +604,20 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
 PyObject *
 bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[3])
+    if (nargs < 4 || nargs > 6 || !PyTuple_Check(args[3])
         || (PyTuple_GET_SIZE(args[3]) != CTX_SIZE
-            && PyTuple_GET_SIZE(args[3]) != CTX_SIZE_MYSQL)) {
-        PyErr_SetString(PyExc_TypeError, "print_row_statements(buf: bytes, rel, pos, ctx: tuple)");
+            && PyTuple_GET_SIZE(args[3]) != CTX_SIZE_MYSQL)
+        || (nargs >= 5 && args[4] != Py_None && !PyCallable_Check(args[4]))) {
+        PyErr_SetString(PyExc_TypeError, "print_row_statements(buf, rel, pos, ctx: tuple"
+                                         "[, sink: callable[, sink_at: int]])");
         return NULL;
     }
     Fmt f;
     f.ctx = &PyTuple_GET_ITEM(args[3], 0);
+    f.sink = nargs >= 5 && args[4] != Py_None ? args[4] : NULL;
+    f.sink_at = nargs == 6 ? PyLong_AsSsize_t(args[5]) : SINK_AT;
+    if (f.sink_at < 1)
+        f.sink_at = 1;
     PyObject *post = f.ctx[CTX_POST_HEADER_LEN], *delim = f.ctx[CTX_DELIMITER];
     if (!PyBytes_Check(post) || !PyBytes_Check(delim) || !PyDict_Check(f.ctx[CTX_TIMES])
         || !PyDict_Check(f.ctx[CTX_MAPS]) || !PyDict_Check(f.ctx[CTX_TABLE_MAPS])) {
@@ -599,15 +658,25 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     f.at = pos;
 
+    Py_buffer data;             /* bytes, or a read-only mapping of the file (binlog/reader.py) */
+    if (PyObject_GetBuffer(args[0], &data, PyBUF_SIMPLE) < 0)
+        return NULL;
     Buf out = {0};
     out.as_bytes = 1;
-    /* room for the usual text (base64: 4/3 of the events, plus the header lines) at once */
-    Py_ssize_t avail = PyBytes_GET_SIZE(args[0]) - rel;
-    if (avail > 0 && bk_buf_reserve(&out, (f.verbose ? 8 : 2) * avail + 4096) < 0)
+    /* room for the usual text (base64: 4/3 of the events, plus the header lines) at once,
+     * or with a sink, for what it is handed at a time */
+    Py_ssize_t avail = data.len - rel;
+    Py_ssize_t room = (f.verbose ? 8 : 2) * avail + 4096;
+    if (f.sink != NULL && room > f.sink_at + (f.sink_at >> 2) + 4096)
+        room = f.sink_at + (f.sink_at >> 2) + 4096;
+    if (avail > 0 && bk_buf_reserve(&out, room) < 0) {
+        PyBuffer_Release(&data);
         return NULL;
+    }
     Mark m;
-    int failed = bk_statements(&f, (const unsigned char *)PyBytes_AS_STRING(args[0]),
-                               PyBytes_GET_SIZE(args[0]), rel, pos, &out, &trx, &m) < 0;
+    int failed = bk_statements(&f, (const unsigned char *)data.buf, data.len, rel, pos, &out,
+                               &trx, &m) < 0;
+    PyBuffer_Release(&data);
     if (!failed && trx_list && m.events) {
         PyObject *items[4] = {PyBool_FromLong(m.trx.seen_gtid),
                               PyBool_FromLong(m.trx.in_transaction),

@@ -147,14 +147,17 @@ static PyTypeObject RawEvent_Type = {
     .tp_getset = RawEvent_getset,
 };
 
+static PyObject *frame_at(const unsigned char *h, Py_ssize_t avail, long long pos, int has_crc);
+
 /* frame(buf, rel, pos, has_crc): the RawEvent at buf[rel:] (file offset pos)
  * when it is whole, not a format description, and long enough; else None
- * (the caller's slow path handles reading more, FDEs and errors). */
+ * (the caller's slow path handles reading more, FDEs and errors).  buf: bytes,
+ * or a read-only mapping of the file (binlog/reader.py). */
 static PyObject *
 frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4 || !PyBytes_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "frame(buf: bytes, rel, pos, has_crc)");
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "frame(buf, rel, pos, has_crc)");
         return NULL;
     }
     Py_ssize_t rel = PyLong_AsSsize_t(args[1]);
@@ -162,10 +165,30 @@ frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int has_crc = PyObject_IsTrue(args[3]);
     if (PyErr_Occurred())
         return NULL;
-    Py_ssize_t avail = PyBytes_GET_SIZE(args[0]) - rel;
-    if (rel < 0 || avail < LOG_EVENT_HEADER_LEN)
-        Py_RETURN_NONE;
-    const unsigned char *h = (const unsigned char *)PyBytes_AS_STRING(args[0]) + rel;
+    if (PyBytes_Check(args[0])) {
+        Py_ssize_t avail = PyBytes_GET_SIZE(args[0]) - rel;
+        if (rel < 0 || avail < LOG_EVENT_HEADER_LEN)
+            Py_RETURN_NONE;
+        return frame_at((const unsigned char *)PyBytes_AS_STRING(args[0]) + rel, avail, pos,
+                        has_crc);
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *result;
+    if (rel < 0 || view.len - rel < LOG_EVENT_HEADER_LEN) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    } else {
+        result = frame_at((const unsigned char *)view.buf + rel, view.len - rel, pos, has_crc);
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *
+frame_at(const unsigned char *h, Py_ssize_t avail, long long pos, int has_crc)
+{
     uint32_t size = get_u32(h + 9);
     Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (has_crc ? BINLOG_CHECKSUM_LEN : 0);
     if (h[4] == FORMAT_DESCRIPTION_EVENT || size > (uint64_t)avail || size < (uint64_t)min_size)

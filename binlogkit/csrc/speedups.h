@@ -133,9 +133,27 @@ enum {
     CTX_SIZE_MYSQL
 };
 
+/* The BINLOG block of a statement being printed: its events, base64-encoded only
+ * when the statement is flushed (straight into the output, no copy between) */
+typedef struct {
+    const unsigned char *p;
+    Py_ssize_t n;
+} Span;
+
+typedef struct {
+    Span *s;
+    Py_ssize_t len, cap;
+} Spans;
+
+/* Where print_row_statements hands the text of committed statements while it
+ * works (its optional fifth argument): every SINK_AT bytes or so (the sixth) */
+#define SINK_AT (256 * 1024)
+
 /* The context, taken out of ctx */
 typedef struct {
     PyObject **ctx;
+    PyObject *sink;              /* callable(memoryview) or NULL: see SINK_AT */
+    Py_ssize_t sink_at;
     int has_crc, encoded, verbose, mysql, fixed_pos, trx;
     long long at;                /* fixed_pos: the position every event is printed at */
     unsigned long long stop_position;

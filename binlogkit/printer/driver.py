@@ -47,7 +47,9 @@ class PrinterBase:
 
     # -- output ------------------------------------------------------------------------
     def write(self, data):
-        if len(data) >= FLUSH_AT:       # big text (the C printer's): no copy into the pending block
+        """Queue `data` for the output; big text (the C printers' sink hands a memoryview
+        valid only during the call) is written at once, never kept."""
+        if len(data) >= FLUSH_AT or type(data) is memoryview:    # no copy into the pending block
             self.flush()
             self.out.write(data)
             return

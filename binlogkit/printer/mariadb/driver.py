@@ -6,7 +6,6 @@ preamble, per-file DELIMITER blocks, the event filters of `process_event`
 and the postamble.  Errors raise `BinlogError` after the partial output has
 been written, so the CLI can print one line and exit 1 like the real tool.
 """
-import functools
 
 from binlogkit._accel import speedups
 from binlogkit._record import replace
@@ -207,7 +206,7 @@ class Printer(PrinterBase):
             dump_events = self._dump_events
         else:       # -R: dump_remote_log_entries
             reader = self.remote.reader(path, self.options.verify_checksum)
-            dump_events = functools.partial(self.remote.dump_events, self)
+            dump_events = self._dump_remote_events
         self.current_file = reader.display_name
         stopped = False
         try:
@@ -238,6 +237,9 @@ class Printer(PrinterBase):
                 if error is not None:
                     raise error
         self.event_loop(reader, max(start_position, L.BIN_LOG_HEADER_SIZE), stop_position)
+
+    def _dump_remote_events(self, reader, start_position, stop_position):
+        return self.remote.dump_events(self, reader, start_position, stop_position)
 
     def event_loop(self, reader, pos, stop_position):
         """process_event() for every event the reader has from `pos` on (whole row
@@ -281,7 +283,7 @@ class Printer(PrinterBase):
             ctx = self._fast_context = self._make_fast_context(reader, stop_position)
         while True:
             buf, rel = reader.buffered(pos, self.read_ahead.size)
-            events, new_pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
+            events, new_pos, text = speedups.print_row_statements(buf, rel, pos, ctx, self.write)
             if events or not self.read_ahead.more(buf, rel, reader.fde):
                 break
         pos = new_pos

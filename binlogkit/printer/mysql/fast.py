@@ -206,7 +206,11 @@ class FastRows:
         trx = ctx[CTX_TRX_STATE]
         if trx is not None:
             trx[:] = (p.seen_gtid, p.in_transaction, st.immediate_server_version, st.thread_id)
-        events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx)
+        def sink(chunk):        # committed text while C works: after what was pending
+            p.flush_cache(st.head)
+            p.write(chunk)
+
+        events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx, sink)
         if events:
             p.rec_count += events
             p.flush_cache(st.head)
