@@ -1,3 +1,3 @@
-from binlogkit.cli import run
+from binlogkit.cli import script
 
-run()
+script()

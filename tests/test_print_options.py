@@ -86,3 +86,25 @@ def test_a_bad_value_gets_clicks_message_and_status():
 def _root():
     from pathlib import Path
     return Path(__file__).resolve().parent.parent
+
+
+def test_the_command_ends_print_without_teardown_and_keeps_its_status():
+    """script(): output flushed, status kept, and no interpreter teardown (an atexit
+    hook is not run) after a print; other commands exit as Python does."""
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: sys.stderr.write('TEARDOWN'))\n"
+            "from binlogkit.cli import script\n"
+            "sys.argv = ['binlogkit'] + sys.argv[1:]\n"
+            "script()\n")
+    tiny = "fixtures/binlog/none/mariadb-bin.000004"
+    ok = subprocess.run([sys.executable, "-c", code, "print", "--no-defaults", tiny],
+                        capture_output=True, cwd=_root())
+    assert ok.returncode == 0 and ok.stderr == b""
+    assert ok.stdout.endswith(b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;\n")
+    bad = subprocess.run([sys.executable, "-c", code, "print", "--no-defaults", "no/such/file"],
+                         capture_output=True, cwd=_root())
+    assert bad.returncode == 1 and bad.stderr.startswith(b"ERROR: ")
+    assert b"TEARDOWN" not in bad.stderr
+    other = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True,
+                           cwd=_root())
+    assert other.returncode == 0 and other.stderr == b"TEARDOWN"
