@@ -27,7 +27,7 @@ from binlogkit.errors import (
 
 CHUNK_SIZE = 1 << 20
 MAX_READ = 16 << 20     # the most one read() asks for: memory follows the file, not a length field
-MAP_RELEASE = 8 << 20   # a mapped file's pages behind the reader are let go in steps of this
+MAP_RELEASE = 2 << 20   # a mapped file's pages behind the reader are let go in steps of this
 _unpack_header = COMMON_HEADER.unpack_from
 _unpack_u32 = UINT32.unpack_from
 
@@ -421,6 +421,8 @@ class BinlogReader:
         """The RawEvent at file offset `pos`, or None at a clean end of file.
 
         Callers go forward: the buffer before `pos` may be dropped."""
+        if self._map is not None and pos - self._released >= MAP_RELEASE:
+            self._release_before(pos)
         event = None
         if (self.verify_checksum or self.fde.event_type_permutation is not None
                 or self.fde.binlog_version < 4):
@@ -440,6 +442,8 @@ class BinlogReader:
         (when the file has them).  The buffer before `pos` may be dropped."""
         if self._buf_pos + len(self._buf) < pos + ahead:
             self._fill(pos + ahead, pos)
+        elif self._map is not None:
+            self._release_before(pos)
         return self._buf, pos - self._buf_pos
 
     def _next_buffered(self, pos):
