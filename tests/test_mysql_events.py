@@ -649,3 +649,27 @@ def test_pre_ga_event_ids_and_rows():
         assert reader.fde.post_header(L.XID_EVENT) == 0
     assert seen == [15, 19, 20, 19, 21, 16]
     assert rows == [(None, [0, b"one"]), (None, [1, b"two"]), ([1, b"two"], [1, b"2"])]
+
+
+def test_mysql_only_types_are_registered_when_the_first_comes():
+    """binlog/__init__.MYSQL_ONLY_TYPES is what mysql_events registers; a MariaDB print
+    does not load it, and the first such event does (then it decodes as usual)."""
+    import subprocess
+    import sys
+    code = (
+        "import sys\n"
+        "from binlogkit.binlog import MYSQL_ONLY_TYPES, events\n"
+        "from binlogkit.binlog import layout as L\n"
+        "from binlogkit.binlog.reader import FormatDescription, RawEvent\n"
+        "loaded = 'binlogkit.binlog.mysql_events' in sys.modules\n"
+        "before = set(events.DECODERS)\n"
+        "body = b'\\x00' * 8 + b'mysql-bin.000002'\n"      # Rotate-like heartbeat body
+        "size = L.LOG_EVENT_HEADER_LEN + len(body)\n"
+        "header = (0, L.HEARTBEAT_LOG_EVENT, 1, size, 0, 0)\n"
+        "raw = RawEvent(4, header, L.COMMON_HEADER.pack(*header) + body, size, None)\n"
+        "decoded = type(events.decode_event(raw, FormatDescription(server_version=b'8.0.32'))).__name__\n"
+        "added = set(events.DECODERS) - before\n"
+        "print(loaded, sorted(added) == sorted(MYSQL_ONLY_TYPES), decoded)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.stdout.split()[:2] == ["False", "True"], r.stderr
+    assert r.stdout.split()[2] != "UnknownBody"

@@ -12,6 +12,10 @@ from binlogkit.binlog.decimal import decimal_bin_size
 from binlogkit.errors import EventDecodeError
 
 DECODERS = {}
+# type code -> the module whose import registers its decoder, imported when an event of
+# that type first comes (binlog/__init__.py fills it: a MariaDB print never loads the
+# MySQL-only decoders)
+DEFERRED = {}
 
 
 def register(*type_codes):
@@ -28,7 +32,7 @@ def decode_event(raw, fde, path=None):
     A malformed body raises EventDecodeError with the event's offset and
     type, and `path` (the file's name, e.g. BinlogReader.display_name).
     """
-    decoder = DECODERS.get(raw.type_code, decode_unknown)
+    decoder = DECODERS.get(raw.type_code) or deferred_decoder(raw.type_code)
     try:
         return decoder(raw.payload, raw, fde)
     except (IndexError, ValueError, struct.error) as exc:
@@ -36,6 +40,14 @@ def decode_event(raw, fde, path=None):
                                 f"event_type: {raw.type_code} (malformed "
                                 f"{L.TYPE_NAMES.get(raw.type_code, 'Unknown')} event: {exc})",
                                 path=path, offset=raw.pos, type_code=raw.type_code) from None
+
+
+def deferred_decoder(type_code):
+    """The decoder of a type whose module is not imported yet (decode_unknown if none)."""
+    module = DEFERRED.get(type_code)
+    if module is not None:
+        __import__(module)          # registers its decoders
+    return DECODERS.get(type_code, decode_unknown)
 
 
 @record
