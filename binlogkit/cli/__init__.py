@@ -27,10 +27,25 @@ def run(argv=None):
     """The console script: `binlogkit print ...` straight to the printer, all else to click."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["print"]:
-        from binlogkit.cli.print_fast import run_print_args
-        sys.exit(run_print_args(args[1:]))
+        sys.exit(_print_code().run_print_args(args[1:]))
     from binlogkit.cli.group import main
     main(args)
+
+
+def _print_code():
+    """cli.print_fast with what a print loads, imported with the cyclic garbage collector
+    paused (imports make no garbage: its passes over their objects were ~1 ms of a small
+    print), those objects then left out of its later passes (gc.freeze)."""
+    import gc
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        from binlogkit.cli import print_fast, print_run  # noqa: F401  (print_fast runs it)
+    finally:
+        if was_enabled:
+            gc.freeze()
+            gc.enable()
+    return print_fast
 
 
 def script():
