@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write a JSON-heavy MySQL 8.0 binlog (JSON columns, partial JSON updates).
 
-    python bench/make_mysql_json_binlog.py [--mb 16] [--out bench/work]
+    python bench/make_mysql_json_binlog.py [--mb 16] [--out bench/work] [--twin]
 
 Built event by event like make_mysql_compressed_binlog.py (whose writer,
 format description and GTID events it uses): transactions of Anonymous_GTID,
@@ -14,7 +14,9 @@ documents are nested objects and arrays of every scalar kind (ints of each
 width, doubles of many magnitudes, strings with escapes and non-ASCII,
 literals, opaque DECIMAL and DATETIME values), in the binary format of
 sql-common/json_binary.cc, keys sorted as the server sorts them.
-Deterministic (seeded): every run writes the same bytes.
+Deterministic (seeded): every run writes the same bytes.  With --twin, also
+a twin without PARTIAL_UPDATE_ROWS events (full Update_rows in their place)
+that mariadb-binlog can read (bench/bench_mysql_json.py).
 """
 import argparse
 import os
@@ -204,7 +206,7 @@ def rows_event(type_code, flags, body, cols_ai=False):
     return head + (b"\x07" if cols_ai else b"") + body
 
 
-def transaction(rng, seq, when, state):
+def transaction(rng, seq, when, state, partial=True):
     kind = seq % 3
     if kind == 0 or not state:
         rows = b""
@@ -221,13 +223,18 @@ def transaction(rng, seq, when, state):
             body = image(n, old, "before") + image(n, encode(state[n]), "after")
             event = (31, rows_event(31, 1, body, cols_ai=True))
         else:
-            body = image(n, old, "before") + partial_after(n, some_diffs(rng, state[n]), "after")
-            event = (PARTIAL_UPDATE_ROWS_EVENT, rows_event(PARTIAL_UPDATE_ROWS_EVENT, 1, body,
-                                                           cols_ai=True))
+            diffs = some_diffs(rng, state[n])
+            if partial:
+                body = image(n, old, "before") + partial_after(n, diffs, "after")
+                event = (PARTIAL_UPDATE_ROWS_EVENT, rows_event(PARTIAL_UPDATE_ROWS_EVENT, 1, body,
+                                                               cols_ai=True))
+            else:           # the twin: a full Update_rows instead, for tools without type 39
+                body = image(n, old, "before") + image(n, old, "after")
+                event = (31, rows_event(31, 1, body, cols_ai=True))
     return [(2, query(b"BEGIN", when)), (19, TABLE_MAP), event, (16, struct.pack("<Q", 1000 + seq))]
 
 
-def write_binlog(path, target_mb):
+def write_binlog(path, target_mb, partial=True):
     rng = random.Random(20261125)
     state = {}
     with open(path, "wb") as f:
@@ -239,7 +246,7 @@ def write_binlog(path, target_mb):
         while w.pos < target_mb * 1048576:
             seq += 1
             when = START + seq // 20
-            events = transaction(rng, seq, when, state)
+            events = transaction(rng, seq, when, state, partial)
             if len(state) > 500:
                 for key in sorted(state)[:100]:
                     del state[key]
@@ -256,11 +263,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=float, default=16, help="size of the binlog in MiB")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "work"))
+    ap.add_argument("--twin", action="store_true",
+                    help="also write mysql80-json-full.000001: the same transactions with full "
+                         "Update_rows events where the first has PARTIAL_UPDATE_ROWS (which "
+                         "mariadb-binlog cannot read)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "mysql80-json.000001")
     n = write_binlog(path, args.mb)
     print(f"{path}: {os.path.getsize(path) / 1048576:.1f} MiB, {n} transactions")
+    if args.twin:
+        twin = os.path.join(args.out, "mysql80-json-full.000001")
+        write_binlog(twin, args.mb, partial=False)
+        print(f"{twin}: {os.path.getsize(twin) / 1048576:.1f} MiB (full Update_rows for the partial ones)")
 
 
 if __name__ == "__main__":

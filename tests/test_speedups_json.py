@@ -24,8 +24,10 @@ import pytest
 
 from binlogkit.binlog import json_binary as J
 from binlogkit.binlog import layout as L
+from binlogkit.binlog import reader as reader_mod
 from binlogkit.binlog import rows as R
 from binlogkit.errors import JsonBinaryError
+from binlogkit.printer.driver import ReadAhead
 from binlogkit.printer.mysql import driver as mysql_driver
 from binlogkit.printer.mysql import fast as fast_mod
 from binlogkit.printer.mysql import jsontext as JT
@@ -401,8 +403,8 @@ def test_json_plans_cover_only_four_length_bytes():
 
 # -- whole binlogs: C against pure Python, and no rows event left to Python ---------------------
 
-def python_printed(path, **options):
-    """(C == Python, Counter of the event types the Python printer printed on the C run)."""
+def python_printed(path, chunk=1 << 26, **options):
+    """Counter of the event types the Python printer printed on the C run."""
     seen = collections.Counter()
     with pytest.MonkeyPatch.context() as mp:
         for type_code, handler in list(mysql_driver.HANDLERS.items()):
@@ -410,7 +412,7 @@ def python_printed(path, **options):
                 seen[ev.type_code] += 1
                 return _handler(p, ev, body, pos)
             mp.setitem(mysql_driver.HANDLERS, type_code, counting)
-        fast, events = run_mysql(path, False, 1 << 26, **options)
+        fast, events = run_mysql(path, False, chunk, **options)
     assert events > 0
     return seen
 
@@ -428,6 +430,18 @@ def test_generated_json_binlog_same_both_ways(json_binlog, mode):
     assert_same(json_binlog, **OPTION_SETS[mode])
     seen = python_printed(json_binlog, **OPTION_SETS[mode])
     assert not ROWS_TYPES & set(seen), f"rows events printed by Python: {seen}"
+
+
+def test_statements_past_the_read_ahead_stay_in_c(json_binlog):
+    """Transactions longer than the first read-ahead (a large JSON document) and ones that
+    straddle the reader's chunks: the C printer reads on from its GTID, not Python."""
+    with reader_mod.BinlogReader(str(json_binlog)) as reader:
+        reader.read_magic()
+        assert max(raw.event_size for raw in reader.events()) > ReadAhead.START
+    for chunk in (None, 50000):
+        seen = python_printed(json_binlog, chunk, verbose=2)
+        assert not ROWS_TYPES & set(seen), f"rows events printed by Python: {seen}"
+        assert seen[L.ANONYMOUS_GTID_LOG_EVENT] <= 1, seen       # the first, before the FDE is out
 
 
 @pytest.mark.skipif(not all(p.is_file() for p in PEER_JSON), reason="../shared/peer is absent")

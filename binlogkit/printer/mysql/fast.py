@@ -20,7 +20,7 @@ from binlogkit.binlog.mysql_events import _zstd_decompress
 from binlogkit.binlog.rowcompile import (
     c_program, column_spec, json_spec, null_byte_count, present_columns,
 )
-from binlogkit.printer.driver import ReadAhead
+from binlogkit.printer.driver import ReadAhead, statement_runs_past
 from binlogkit.printer.mysql import verbose as V
 from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
 from binlogkit.printer.mysql.events import print_query_header
@@ -212,8 +212,12 @@ class FastRows:
                 return pos
             has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
             done = self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False))
-            if done != pos or not self.read_ahead.more(buf, rel, reader.fde):
+            if done == pos:
+                if not self.read_ahead.more(buf, rel, reader.fde):
+                    return done
+            elif done >= p.stop_position or not statement_runs_past(buf, rel + done - pos, reader.fde):
                 return done
+            pos = done      # stopped at a statement past the buffer: read on, go on
 
     def print_payload_statements(self, frames, rel, log_pos, fmt):
         """The same for the events of a Transaction_payload, re-framed as mysqlbinlog
