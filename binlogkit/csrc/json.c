@@ -36,8 +36,10 @@ enum { J_INVALID = 0, J_OK = 1, J_DECLINE = 2 };      /* and -1: a Python error 
 #define MAX_DECPT_F 15          /* MAX_DECPT_FOR_F_FORMAT */
 #define PARTIAL_JSON_UPDATES 1
 
-enum { JSONB_SMALL_OBJECT, JSONB_LARGE_OBJECT, JSONB_SMALL_ARRAY, JSONB_LARGE_ARRAY, JSONB_LITERAL, JSONB_INT16, JSONB_UINT16, JSONB_INT32,
-       JSONB_UINT32, JSONB_INT64, JSONB_UINT64, JSONB_DOUBLE, JSONB_STRING, JSONB_OPAQUE = 15 };
+/* json_binary.cc type bytes */
+enum { JSONB_SMALL_OBJECT, JSONB_LARGE_OBJECT, JSONB_SMALL_ARRAY, JSONB_LARGE_ARRAY, JSONB_LITERAL,
+       JSONB_INT16, JSONB_UINT16, JSONB_INT32, JSONB_UINT32, JSONB_INT64, JSONB_UINT64,
+       JSONB_DOUBLE, JSONB_STRING, JSONB_OPAQUE = 15 };
 enum { FT_TIMESTAMP = 7, FT_DATE = 10, FT_TIME = 11, FT_DATETIME = 12, FT_NEWDECIMAL = 246,
        FT_VAR_STRING = 253 };
 
@@ -367,8 +369,8 @@ put_opaque(Buf *b, int field_type, const unsigned char *x, Py_ssize_t n, int quo
 static int
 put_scalar(Buf *b, int type, const unsigned char *d, Py_ssize_t pos, Py_ssize_t end, int quoted)
 {
-    static const int sizes[] = {[JSONB_INT16] = 2, [JSONB_UINT16] = 2, [JSONB_INT32] = 4, [JSONB_UINT32] = 4,
-                                [JSONB_INT64] = 8, [JSONB_UINT64] = 8};
+    static const int sizes[] = {[JSONB_INT16] = 2, [JSONB_UINT16] = 2, [JSONB_INT32] = 4,
+                                [JSONB_UINT32] = 4, [JSONB_INT64] = 8, [JSONB_UINT64] = 8};
     unsigned long long u;
     switch (type) {
     case JSONB_LITERAL:
@@ -376,7 +378,8 @@ put_scalar(Buf *b, int type, const unsigned char *d, Py_ssize_t pos, Py_ssize_t 
             return J_INVALID;
         return (d[pos] == 0 ? BUF_LIT(b, "null") : d[pos] == 1 ? BUF_LIT(b, "true")
                 : BUF_LIT(b, "false")) < 0 ? -1 : J_OK;
-    case JSONB_INT16: case JSONB_UINT16: case JSONB_INT32: case JSONB_UINT32: case JSONB_INT64: case JSONB_UINT64: {
+    case JSONB_INT16: case JSONB_UINT16: case JSONB_INT32: case JSONB_UINT32: case JSONB_INT64:
+    case JSONB_UINT64: {
         int size = sizes[type];
         if (end - pos < size)
             return J_INVALID;
@@ -384,7 +387,8 @@ put_scalar(Buf *b, int type, const unsigned char *d, Py_ssize_t pos, Py_ssize_t 
         if (bk_buf_reserve(b, 24) < 0)
             return -1;
         char *o = b->p + b->len;
-        if ((type == JSONB_INT16 || type == JSONB_INT32 || type == JSONB_INT64) && (u >> (8 * size - 1)) & 1) {
+        int is_signed = type == JSONB_INT16 || type == JSONB_INT32 || type == JSONB_INT64;
+        if (is_signed && (u >> (8 * size - 1)) & 1) {
             *o++ = '-';             /* the two's complement magnitude */
             u = size < 8 ? (1ULL << (8 * size)) - u : 0 - u;
         }
@@ -496,7 +500,8 @@ put_container(Buf *b, int type, const unsigned char *d, Py_ssize_t pos, Py_ssize
         }
         Py_ssize_t entry_rel = (Py_ssize_t)(values_at + i * value_entry), entry = pos + entry_rel;
         int et = d[entry], rc;
-        if (et == JSONB_LITERAL || et == JSONB_INT16 || et == JSONB_UINT16 || (large && (et == JSONB_INT32 || et == JSONB_UINT32))) {
+        if (et == JSONB_LITERAL || et == JSONB_INT16 || et == JSONB_UINT16
+            || (large && (et == JSONB_INT32 || et == JSONB_UINT32))) {      /* inlined */
             rc = put_scalar(b, et, d, entry + 1, entry + value_entry, 1);
         } else {
             unsigned long long off = offset_at(d, entry + 1, large);

@@ -35,8 +35,9 @@
  * of Annotate_rows; rows events named "..._v1" for v1 events and their header
  * lines printed as they come (its head cache is flushed after each event, which
  * is the same bytes, as only whole statements are printed here); no "# Number
- * of rows" line; the -v text of printer/mysql/verbose.py (plans of
- * printer/mysql/fast.py c_text_plan); an event type past the format's number
+ * of rows" line; PARTIAL_UPDATE_ROWS events ("Update_rows_partial", kind 3: an update
+ * whose after images may hold JSON diffs); the -v text of printer/mysql/verbose.py
+ * (plans of printer/mysql/fast.py c_text_plan; JSON from csrc/json.c); an event type past the format's number
  * of event types, a rows event of no columns or, with -v, one with extra row
  * info is left to Python, like everything else it cannot print the same way. */
 

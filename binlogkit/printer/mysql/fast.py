@@ -7,7 +7,9 @@ module decides when it may (`fast_rows_eligible`, `FastRows.ready`), builds
 that context, and gives it the -v/-vv plans (`c_text_plan`) whose texts come
 from printer/mysql/verbose.py, the reference: a column the plan does not
 cover, or a value whose text the C code is not sure of, leaves the event (and
-its statement) to the Python printer, which prints it the usual way.
+its statement) to the Python printer, which prints it the usual way.  JSON
+columns and the JSON diffs of PARTIAL_UPDATE_ROWS after images (kind 3) are
+printed by csrc/json.c, whose reference is printer/mysql/jsontext.py.
 """
 import copy
 import functools
