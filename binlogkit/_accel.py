@@ -3,7 +3,8 @@
 setup.py builds it when a compiler is available.  It holds the hot paths:
 event framing, header lines, base64 lines, row counting, whole row statements
 of both flavors (default, -v/-vv, decode-rows; MySQL GTID/Xid/BEGIN/COMMIT and
-Transaction_payload events), row-image values, and the slow log's entry reader
+Transaction_payload events; MySQL JSON columns and partial JSON updates in
+csrc/json.c), row-image values, and the slow log's entry reader
 and number parsing.  The pure-Python code next to each use is the reference and
 the fallback; tests/test_speedups*.py compare the two.  BINLOGKIT_PURE=1 in the
 environment forces the pure-Python path.

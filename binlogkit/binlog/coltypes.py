@@ -15,7 +15,7 @@ from binlogkit._record import tuple_record
 
 # ops of the compiled walkers; the C enum (csrc/speedups.h OP_*) has the same numbers
 (OP_INT, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME, OP_TIMESTAMP,
- OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT) = range(1, 17)
+ OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT, OP_JSON) = range(1, 18)
 NO_OP = 0       # the reference decoder only
 
 META_NONE = ""      # no metadata bytes
@@ -93,7 +93,7 @@ COLUMN_TYPES = (
     _(MYSQL_TYPE_BLOB_COMPRESSED, "BLOB_COMPRESSED", META_1, None, NO_OP, b""),
     _(MYSQL_TYPE_VARCHAR_COMPRESSED, "VARCHAR_COMPRESSED", META_2LE, None, NO_OP, b""),
     _(MYSQL_TYPE_VECTOR, "VECTOR", META_1, None, NO_OP, b""),
-    _(MYSQL_TYPE_JSON, "JSON", META_1, None, NO_OP, b""),
+    _(MYSQL_TYPE_JSON, "JSON", META_1, None, OP_JSON, b""),   # mysqlbinlog -v text only
     _(MYSQL_TYPE_NEWDECIMAL, "NEWDECIMAL", META_2BE, None, OP_DECIMAL, b""),
     _(MYSQL_TYPE_ENUM, "ENUM", META_2BE, None, OP_ENUM, b"ENUM"),
     _(MYSQL_TYPE_SET, "SET", META_2BE, None, OP_SET, b"SET"),

@@ -20,7 +20,8 @@ import struct
 
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.coltypes import (
-    FIXED_SIZES, OP_BIT, OP_DATE, OP_DATETIME2, OP_DECIMAL, OP_STRING, OP_TIME2, OP_TIMESTAMP2, OPS,
+    FIXED_SIZES, OP_BIT, OP_DATE, OP_DATETIME2, OP_DECIMAL, OP_JSON, OP_STRING, OP_TIME2, OP_TIMESTAMP2,
+    OPS,
 )
 from binlogkit.binlog.decimal import DIG2BYTES, DIG_PER_DEC1, decimal_bin_size
 from binlogkit.binlog.rowimage import (
@@ -121,6 +122,14 @@ def column_spec(index, col_type, meta):
     if real in (R.MYSQL_TYPE_BLOB, R.MYSQL_TYPE_GEOMETRY) and 1 <= meta <= 4:
         return ColumnSpec(index, col_type, meta, real, length, prefix=meta)
     return None
+
+
+def json_spec(index, meta, bit):
+    """A MySQL JSON column, for the C -v text printer only (printer/mysql/fast.py; csrc/json.c
+    prints it): a `meta`-byte length then the binary document.  `length` holds `bit`, the
+    column's number among the table's JSON columns (its bit in a PARTIAL_UPDATE_ROWS after
+    image's partial-update bitmap).  The compiled Python walkers have no JSON spec."""
+    return ColumnSpec(index, R.MYSQL_TYPE_JSON, meta, R.MYSQL_TYPE_JSON, bit, prefix=meta)
 
 
 def present_columns(table_map, cols, width):
@@ -539,6 +548,8 @@ def column_op(spec):
     flag marks a NEWDATE column (its text differs past the year 9999).
     """
     real = spec.real
+    if real == R.MYSQL_TYPE_JSON:       # json_spec: a: the length bytes, b: the partial-update bit
+        return OP_JSON, 0, 0, spec.prefix, spec.length
     if spec.prefix:
         return OP_STRING, 0, 0, spec.prefix, 0
     op = OPS.get(real)          # coltypes' table

@@ -35,8 +35,10 @@ int
 bk_image_parse(PyObject *program, Image *im, int with_texts)
 {
     if (!PyTuple_Check(program) || PyTuple_GET_SIZE(program) < 3 + with_texts
+        || PyTuple_GET_SIZE(program) > 3 + 2 * with_texts
         || !PyBytes_Check(PyTuple_GET_ITEM(program, 2))) {
-        PyErr_SetString(PyExc_TypeError, "column program must be (null_bytes, ncols, ops[, texts])");
+        PyErr_SetString(PyExc_TypeError,
+                        "column program must be (null_bytes, ncols, ops[, texts[, partial_json]])");
         return -1;
     }
     im->null_bytes = PyLong_AsSsize_t(PyTuple_GET_ITEM(program, 0));
@@ -47,6 +49,15 @@ bk_image_parse(PyObject *program, Image *im, int with_texts)
     im->ops = (const unsigned char *)PyBytes_AS_STRING(ops);
     im->nops = PyBytes_GET_SIZE(ops) / OP_SIZE;
     im->texts = NULL;
+    im->partial_json = -1;
+    if (PyTuple_GET_SIZE(program) == 5) {
+        im->partial_json = PyLong_AsSsize_t(PyTuple_GET_ITEM(program, 4));
+        if (im->partial_json < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "bad column program: partial_json < 0");
+            return -1;
+        }
+    }
     if (im->null_bytes < 0 || im->ncols < 0 || 8 * im->null_bytes < im->nops) {
         PyErr_SetString(PyExc_ValueError, "bad column program: null bitmap too short");
         return -1;
@@ -68,8 +79,10 @@ bk_image_parse(PyObject *program, Image *im, int with_texts)
         op_at(im->ops + OP_SIZE * k, &op);
         if (op.op < OP_INT || op.op > OP_LAST || op.index >= im->ncols || op.size > 64
             || (op.op == OP_STRING && (op.a < 1 || op.a > 4))
+            || (op.op == OP_JSON && (!with_texts || op.a != 4 || op.size != 0
+                                     || (im->partial_json >= 0 && op.b >= im->partial_json)))
             || ((op.op == OP_TIME2 || op.op == OP_DATETIME2 || op.op == OP_TIMESTAMP2) && op.a > 6)
-            || (op.op != OP_STRING && op.size < 1) || (op.op == OP_BIT && op.a > 64)
+            || (op.op != OP_STRING && op.op != OP_JSON && op.size < 1) || (op.op == OP_BIT && op.a > 64)
             || ((op.op == OP_INT || op.op == OP_SET || op.op == OP_BIT) && op.size > 8)
             || (op.op == OP_DECIMAL && (op.a > 65 || op.b > 30 || op.b > op.a || op.size > 32))) {
             PyErr_SetString(PyExc_ValueError, "bad column program");
@@ -85,15 +98,16 @@ static const unsigned long long FRAC_SCALE[4] = {1, 10000, 100, 1};   /* by frac
 
 /* decimal2string() of a packed DECIMAL(precision, scale) (rowcompile.decimal_text_code):
  * no leading zeros, exactly `scale` fraction digits, no sign on zero.  0 when a
- * digit group is out of range (never written by a server). */
-static int
-decimal_text(const unsigned char *x, int size, int precision, int scale, Value *v)
+ * digit group is out of range (never written by a server) or precision > 65.
+ * (Also csrc/json.c's, for DECIMALs in JSON.) */
+int
+bk_decimal_text(const unsigned char *x, int size, int precision, int scale, Value *v)
 {
     static const int dig2bytes[10] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
     static const unsigned long long pow10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000,
                                                  10000000, 100000000, 1000000000};
     unsigned char mag[64];
-    if (size > 64)
+    if (size > 64 || size < 1 || precision > 65 || scale > precision)
         return 0;
     unsigned char mask = (x[0] & 0x80) ? 0 : 0xFF;
     int nonzero = 0;
@@ -156,7 +170,7 @@ decimal_text(const unsigned char *x, int size, int precision, int scale, Value *
 Py_ssize_t
 bk_read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_ssize_t end, Value *v)
 {
-    if (op->op == OP_STRING) {
+    if (op->op == OP_STRING || op->op == OP_JSON) {      /* JSON: 4-byte length, document */
         int k = op->a;
         if (k > end - p)
             return 0;
@@ -195,7 +209,7 @@ bk_read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_ssize_t end
         break;
     }
     case OP_DECIMAL:
-        if (!decimal_text(x, size, op->a, op->b, v))
+        if (!bk_decimal_text(x, size, op->a, op->b, v))
             return 0;
         break;
     case OP_YEAR: case OP_ENUM: case OP_SET: case OP_TIMESTAMP:
@@ -403,7 +417,7 @@ image_values(const Image *im, PyObject **types, const unsigned char *d, Py_ssize
             value = Py_None;
             Py_INCREF(value);
         } else {
-            Py_ssize_t size = bk_read_value(&op, d, p, end, &v);
+            Py_ssize_t size = op.op == OP_JSON ? 0 : bk_read_value(&op, d, p, end, &v);
             if (size == 0) {
                 Py_DECREF(list);
                 return NULL;

@@ -35,13 +35,15 @@
  * of Annotate_rows; rows events named "..._v1" for v1 events and their header
  * lines printed as they come (its head cache is flushed after each event, which
  * is the same bytes, as only whole statements are printed here); no "# Number
- * of rows" line; the -v text of printer/mysql/verbose.py (plans of
- * printer/mysql/fast.py c_text_plan); an event type past the format's number
+ * of rows" line; PARTIAL_UPDATE_ROWS events ("Update_rows_partial", kind 3: an update
+ * whose after images may hold JSON diffs); the -v text of printer/mysql/verbose.py
+ * (plans of printer/mysql/fast.py c_text_plan; JSON from csrc/json.c); an event type past the format's number
  * of event types, a rows event of no columns or, with -v, one with extra row
  * info is left to Python, like everything else it cannot print the same way. */
 
 #define TABLE_MAP_EVENT 19
 #define ROWS_QUERY_LOG_EVENT 29
+#define PARTIAL_UPDATE_ROWS_EVENT 39
 #define ANNOTATE_ROWS_EVENT 160
 #define LOG_EVENT_IGNORABLE_F 0x80    /* in the header's flags (byte 17) */
 #define STMT_END_F 1
@@ -421,10 +423,12 @@ rows_event(const Fmt *f, Buf *head, Spans *body, Buf *tail, const unsigned char 
 {
     int type = ev[4];
     int v2 = type >= 30;
-    int kind = (type - (v2 ? 30 : 23));            /* 0 write, 1 update, 2 delete */
-    static const char *names[] = {"Write_rows", "Update_rows", "Delete_rows",
+    /* 0 write, 1 update, 2 delete; 3 MySQL's PARTIAL_UPDATE_ROWS (an update whose after
+     * images may hold JSON diffs: printer/mysql/fast.py c_text_plan's kind 3) */
+    int kind = type == PARTIAL_UPDATE_ROWS_EVENT ? 3 : type - (v2 ? 30 : 23);
+    static const char *names[] = {"Write_rows", "Update_rows", "Delete_rows", "Update_rows_partial",
                                   "Write_rows_v1", "Update_rows_v1", "Delete_rows_v1"};
-    const char *name = names[kind + (f->mysql && !v2 ? 3 : 0)];
+    const char *name = names[kind + (f->mysql && !v2 ? 4 : 0)];
     Py_ssize_t post_len = bk_post_header(f, type, v2 ? 10 : 8);
     Py_ssize_t pos = f->header_len;
     if (post_len != 8 && post_len != 10)
@@ -451,7 +455,7 @@ rows_event(const Fmt *f, Buf *head, Spans *body, Buf *tail, const unsigned char 
     Py_ssize_t nbytes = (Py_ssize_t)((width + 7) / 8);
     const unsigned char *cols = ev + pos, *cols_ai = cols;
     pos += nbytes;
-    if (kind == 1) {
+    if (kind == 1 || kind == 3) {
         cols_ai = ev + pos;
         pos += nbytes;
     }
@@ -529,7 +533,8 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             break;
         int known = type == TABLE_MAP_EVENT || (type >= 23 && type <= 25)
                     || (type >= 30 && type <= 32)
-                    || type == (f->mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT);
+                    || type == (f->mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT)
+                    || (f->mysql && type == PARTIAL_UPDATE_ROWS_EVENT);
         int unit = f->trx && (type == 2 || type == 16 || type == 33 || type == 34 || type == 40);
         known |= unit;
         if (f->mysql && type > f->n_post_header_len)     /* "Found invalid event" */

@@ -539,6 +539,9 @@ static PyMethodDef methods[] = {
     {"slowlog_entries", (PyCFunction)(void (*)(void))bk_slowlog_entries, METH_FASTCALL,
      "slowlog_entries(text, pos, cols) -> pos: the groups of the entries from pos that "
      "match ENTRY's shape, appended to cols (in csrc/slowlog.c)."},
+    {"json_text", (PyCFunction)(void (*)(void))bk_json_text_py, METH_FASTCALL,
+     "json_text(data[, column]) -> a MySQL JSON column's -v text, or with a column number the "
+     "print_json_diff text of a partial update; None when not handled (in csrc/json.c)."},
     {"payload_frames", (PyCFunction)(void (*)(void))bk_payload_frames, METH_FASTCALL,
      "payload_frames(payload, has_crc) -> the events of a Transaction_payload re-framed "
      "as mysqlbinlog prints them, or None."},

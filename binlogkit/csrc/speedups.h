@@ -1,5 +1,5 @@
 /* Shared by the parts of binlogkit._speedups (speedups.c, rows.c,
- * image.c, text.c, mysql.c; all in binlogkit/csrc/). */
+ * image.c, text.c, mysql.c, json.c; all in binlogkit/csrc/). */
 #ifndef BINLOGKIT_SPEEDUPS_H
 #define BINLOGKIT_SPEEDUPS_H
 
@@ -187,8 +187,8 @@ int bk_put_at(Buf *b, long long pos);
 /* Column ops: binlog/coltypes.py OP_* (tests/test_speedups_enums.py asserts them equal). */
 enum {
     OP_INT = 1, OP_FLOAT, OP_DOUBLE, OP_DECIMAL, OP_YEAR, OP_DATE, OP_TIME, OP_DATETIME,
-    OP_TIMESTAMP, OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT,
-    OP_LAST = OP_BIT
+    OP_TIMESTAMP, OP_TIME2, OP_DATETIME2, OP_TIMESTAMP2, OP_STRING, OP_ENUM, OP_SET, OP_BIT, OP_JSON,
+    OP_LAST = OP_JSON
 };
 #define OP_SIZE 10
 
@@ -201,6 +201,8 @@ typedef struct {
     Py_ssize_t null_bytes, ncols, nops;
     const unsigned char *ops;
     PyObject *texts;            /* tuple of 3 * nops bytes, or NULL */
+    Py_ssize_t partial_json;    /* a PARTIAL_UPDATE_ROWS after image: the table's JSON
+                                   columns (bits of its partial-update bitmap); else -1 */
 } Image;
 
 /* One non-NULL value as read from the image. */
@@ -247,6 +249,7 @@ op_at(const unsigned char *r, Op *op)
 }
 
 int bk_image_parse(PyObject *program, Image *im, int with_texts);
+int bk_decimal_text(const unsigned char *x, int size, int precision, int scale, Value *v);
 Py_ssize_t bk_read_value(const Op *op, const unsigned char *d, Py_ssize_t p, Py_ssize_t end,
                          Value *v);
 PyObject *bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
@@ -255,6 +258,11 @@ PyObject *bk_rows_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 int bk_rows_text(Buf *out, PyObject *plan, const unsigned char *data, Py_ssize_t end,
                  Py_ssize_t *rows);
 PyObject *bk_rows_text_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* csrc/json.c: MySQL JSON columns' -v text (1 printed, 0 not handled, -1 error) */
+int bk_json_column(Buf *out, const unsigned char *doc, Py_ssize_t n);
+int bk_json_diff(Buf *out, const unsigned char *diff, Py_ssize_t n, long column);
+PyObject *bk_json_text_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* csrc/slowlog.c */
 PyObject *bk_slowlog_numbers(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

@@ -10,12 +10,16 @@
  * the texts around each value, and 1 for mysqlbinlog's text (plans of
  * printer/mysql/fast.py c_text_plan; put_value_text says where it differs).  The text is mariadb/values.format_value's
  * (the reference; rows_verbose._print_compiled is the compiled Python twin).
+ * MySQL plans may have JSON columns (OP_JSON, text from csrc/json.c) and, for a
+ * PARTIAL_UPDATE_ROWS event, an after image with its binlog_row_value_options and
+ * partial-update bits (the program's fifth item; verbose._generic_one_row).
  */
 #include "speedups.h"
 
 /* ---- -v / -vv text (mariadb/values.format_value) ----------------------------------- */
 
 static const unsigned long long FRAC_DIV[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
+#define PARTIAL_JSON_UPDATES 1      /* binlog_row_value_options */
 
 static inline char *
 put_frac(char *o, unsigned long long usec, int fsp)
@@ -191,6 +195,18 @@ image_text(Buf *out, const Image *im, const unsigned char *d, Py_ssize_t *pos, P
            int mysql)
 {
     Py_ssize_t p = *pos;
+    const unsigned char *partial = NULL;    /* the partial-update bits of the JSON columns */
+    if (im->partial_json >= 0) {            /* verbose._generic_one_row's partial_ai */
+        unsigned long long options;
+        if (!bk_packed_length(d, &p, end, &options))
+            return 0;   /* "*** Error reading binlog_row_value_options": Python's */
+        if (options & PARTIAL_JSON_UPDATES) {
+            if ((im->partial_json + 7) / 8 > end - p)
+                return 0;
+            partial = d + p;
+            p += (im->partial_json + 7) / 8;
+        }
+    }
     if (im->null_bytes > end - p)
         return 0;
     const unsigned char *nulls = d + p;
@@ -210,7 +226,13 @@ image_text(Buf *out, const Image *im, const unsigned char *d, Py_ssize_t *pos, P
         p += size;
         if (PUT_BYTES(out, TEXT(im, k, 0)) < 0)
             return -1;
-        int rc = put_value_text(out, &op, &v, mysql);
+        int rc;
+        if (op.op != OP_JSON)
+            rc = put_value_text(out, &op, &v, mysql);
+        else if (partial != NULL && (partial[op.b >> 3] >> (op.b & 7)) & 1)
+            rc = bk_json_diff(out, v.s, v.n, op.index + 1);
+        else
+            rc = bk_json_column(out, v.s, v.n);
         if (rc <= 0)
             return rc;
         if (PUT_BYTES(out, TEXT(im, k, 1)) < 0)

@@ -11,12 +11,16 @@ prints before its error line.
 import os
 
 from binlogkit.binlog.layout import (
-    ANNOTATE_ROWS_EVENT, LOG_EVENT_HEADER_LEN, ROWS_EVENT_TYPES, ROWS_QUERY_LOG_EVENT, STMT_END_F,
-    TABLE_MAP_EVENT,
+    ANNOTATE_ROWS_EVENT, ANONYMOUS_GTID_LOG_EVENT, BINLOG_CHECKSUM_ALG_CRC32, GTID_LOG_EVENT,
+    GTID_TAGGED_LOG_EVENT, LOG_EVENT_HEADER_LEN, PARTIAL_UPDATE_ROWS_EVENT, QUERY_EVENT,
+    ROWS_EVENT_TYPES, ROWS_QUERY_LOG_EVENT, STMT_END_F, TABLE_MAP_EVENT,
 )
 
 FLUSH_AT = 1 << 16
 _STATEMENT_PARTS = frozenset({ANNOTATE_ROWS_EVENT, ROWS_QUERY_LOG_EVENT, TABLE_MAP_EVENT})
+_ROWS_TYPES = ROWS_EVENT_TYPES | {PARTIAL_UPDATE_ROWS_EVENT}
+# MySQL: the C printer prints a transaction's GTID and BEGIN with its first statement
+_MYSQL_GTIDS = frozenset({GTID_LOG_EVENT, ANONYMOUS_GTID_LOG_EVENT, GTID_TAGGED_LOG_EVENT})
 LOAD_FILE_VERSIONS = 1000       # create_unique_file's tries: SQL_LOAD_MB-<id>-<0..3e7>
 
 
@@ -174,11 +178,18 @@ class ReadAhead:
         return True
 
 
+def _ends_in_begin(buf, end, fde):
+    """Whether the Query event ending at buf[end] is a BEGIN (its text is its last bytes)."""
+    end -= 4 if fde.checksum_alg == BINLOG_CHECKSUM_ALG_CRC32 else 0
+    return buf[end - 5:end] == b"BEGIN"
+
+
 def statement_runs_past(buf, rel, fde):
     """Whether the row statement starting at buf[rel] has no end in the buffer: no rows
     event flagged STMT_END_F before the buffer runs out.  The C printers print nothing
     for such a statement; given more read-ahead they can (a bulk INSERT's statement
-    is megabytes).  Other reasons they leave a statement to Python are not helped."""
+    is megabytes).  Other reasons they leave a statement to Python are not helped.
+    A MySQL transaction's GTID and BEGIN before the statement count as its parts."""
     end = len(buf)
     header_len = fde.header_len
     while rel + LOG_EVENT_HEADER_LEN <= end:
@@ -186,13 +197,14 @@ def statement_runs_past(buf, rel, fde):
         size = int.from_bytes(buf[rel + 9:rel + 13], "little")
         if size < LOG_EVENT_HEADER_LEN or rel + size > end:
             return True             # the next event is not all there
-        if type_code in ROWS_EVENT_TYPES:
+        if type_code in _ROWS_TYPES:
             at = rel + header_len + (4 if fde.post_header(type_code, 8) == 6 else 6)
             if at + 2 > rel + size:
                 return False        # malformed: more bytes will not help
             if (buf[at] | buf[at + 1] << 8) & STMT_END_F:
                 return False
-        elif type_code not in _STATEMENT_PARTS:
+        elif not (type_code in _STATEMENT_PARTS or type_code in _MYSQL_GTIDS
+                  or (type_code == QUERY_EVENT and _ends_in_begin(buf, rel + size, fde))):
             return False            # not (or no longer) a row statement
         rel += size
     return True

@@ -7,7 +7,9 @@ module decides when it may (`fast_rows_eligible`, `FastRows.ready`), builds
 that context, and gives it the -v/-vv plans (`c_text_plan`) whose texts come
 from printer/mysql/verbose.py, the reference: a column the plan does not
 cover, or a value whose text the C code is not sure of, leaves the event (and
-its statement) to the Python printer, which prints it the usual way.
+its statement) to the Python printer, which prints it the usual way.  JSON
+columns and the JSON diffs of PARTIAL_UPDATE_ROWS after images (kind 3) are
+printed by csrc/json.c, whose reference is printer/mysql/jsontext.py.
 """
 import copy
 import functools
@@ -17,8 +19,10 @@ from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.mysql_events import _zstd_decompress
-from binlogkit.binlog.rowcompile import ImageLayout
-from binlogkit.printer.driver import ReadAhead
+from binlogkit.binlog.rowcompile import (
+    c_program, column_spec, json_spec, null_byte_count, present_columns,
+)
+from binlogkit.printer.driver import ReadAhead, statement_runs_past
 from binlogkit.printer.mysql import verbose as V
 from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
 from binlogkit.printer.mysql.events import print_query_header
@@ -36,11 +40,13 @@ CTX_TRX_STATE = 17
 CTX_SIZE_MYSQL = 24
 # bytes the C printer gets to see past its start, so that statements rarely
 # straddle the end of the read buffer
-_KINDS = ("write", "update", "delete")     # by the C printer's kind code
+_KINDS = ("write", "update", "delete", "update")   # by the C printer's kind code (3: partial)
+KIND_PARTIAL_UPDATE = 3     # PARTIAL_UPDATE_ROWS_EVENT: an update whose after images may hold JSON diffs
 # the types whose mysqlbinlog text the C value printer writes (mysql flag of
-# csrc/text.c put_value_text); the rest (JSON, GEOMETRY, VECTOR, old
-# DECIMAL...) is printed by verbose.py
+# csrc/text.c put_value_text; JSON: csrc/json.c); the rest (GEOMETRY, VECTOR,
+# old DECIMAL...) is printed by verbose.py
 _C_TYPES = frozenset({
+    R.MYSQL_TYPE_JSON,
     R.MYSQL_TYPE_TINY, R.MYSQL_TYPE_SHORT, R.MYSQL_TYPE_INT24, R.MYSQL_TYPE_LONG,
     R.MYSQL_TYPE_LONGLONG, R.MYSQL_TYPE_FLOAT, R.MYSQL_TYPE_DOUBLE, R.MYSQL_TYPE_NEWDECIMAL,
     R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING, R.MYSQL_TYPE_STRING, R.MYSQL_TYPE_BLOB,
@@ -76,6 +82,8 @@ def _column_texts(tm, spec, verbose):
         return None
     if real in (R.MYSQL_TYPE_VARCHAR, R.MYSQL_TYPE_VAR_STRING) and spec.prefix != (1 if meta < 256 else 2):
         return None
+    if real == R.MYSQL_TYPE_JSON and spec.prefix != 4:      # _p_json reads 4 length bytes
+        return None
     if real == R.MYSQL_TYPE_STRING:
         length, shown = V._string_length(meta)
         if shown != R.MYSQL_TYPE_STRING or spec.prefix != (1 if length < 256 else 2):
@@ -96,32 +104,52 @@ def _build_text_plan(tm, kind, bitmaps, width, verbose):
     head = (b"### " + command + b" " + comment_safe(backtick(tm.db) + b"." + backtick(tm.table))
             + b"\n" + clause1)
     images = []
-    for bitmap in bitmaps:
-        layout = ImageLayout(tm, bitmap, width, None)
-        if layout.program is None:
+    for n, bitmap in enumerate(bitmaps):
+        specs = _image_specs(tm, bitmap, width)
+        if specs is None:
             return None
         texts = []
-        for spec in layout.specs:
+        for spec in specs:
             column = _column_texts(tm, spec, verbose)
             if column is None:
                 return None
             texts += column
-        images.append(layout.program + (tuple(texts),))
+        program = c_program(specs, null_byte_count(bitmap, width), tm.column_count) + (tuple(texts),)
+        if kind == KIND_PARTIAL_UPDATE and n == 1:      # the after image: value options first
+            program += (tm.column_types.count(R.MYSQL_TYPE_JSON),)
+        images.append(program)
     return head, clause2, images[0], images[1] if clause2 is not None else None, FLAVOR_MYSQL
+
+
+def _image_specs(tm, bitmap, width):
+    """The ColumnSpecs of an image's columns (rowcompile.column_spec, and json_spec for
+    MySQL JSON columns, whose text csrc/json.c writes), or None if one is not covered."""
+    types, metas = tm.column_types, tm.column_meta
+    specs = []
+    for i in present_columns(tm, bitmap, width):
+        spec = column_spec(i, types[i], metas[i])
+        if spec is None and types[i] == R.MYSQL_TYPE_JSON:
+            spec = json_spec(i, metas[i], types[:i].count(R.MYSQL_TYPE_JSON))
+        if spec is None:
+            return None
+        specs.append(spec)
+    return specs
 
 
 def c_text_plan(tm, kind, cols, cols_ai, width, verbose):
     """The -v/-vv plan of one kind of rows event, mysqlbinlog's text, or None.
 
-    Like printer/mariadb/rows_fast.c_text_plan (kind 0 write, 1 update, 2 delete),
-    with a fifth item, 1, that makes the C value printer write mysqlbinlog's
-    text; cached in ``tm.plans[(kind, cols, cols_ai, width, verbose, 1)]``,
+    Like printer/mariadb/rows_fast.c_text_plan (kind 0 write, 1 update, 2 delete,
+    and 3 for a PARTIAL_UPDATE_ROWS event, whose after-image program has a fifth
+    item, the table's number of JSON columns: the bits of its partial-update
+    bitmap), with a fifth item, 1, that makes the C value printer write
+    mysqlbinlog's text; cached in ``tm.plans[(kind, cols, cols_ai, width, verbose, 1)]``,
     where the C printer looks first.
     """
     key = (kind, cols, cols_ai, width, verbose, FLAVOR_MYSQL)
     plans = tm.plans
     if key not in plans:
-        bitmaps = (cols, cols_ai) if kind == 1 else (cols,)
+        bitmaps = (cols, cols_ai) if kind in (1, KIND_PARTIAL_UPDATE) else (cols,)
         plans[key] = _build_text_plan(tm, kind, bitmaps, width, verbose)
     return plans[key]
 
@@ -186,8 +214,12 @@ class FastRows:
                 return pos
             has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
             done = self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False))
-            if done != pos or not self.read_ahead.more(buf, rel, reader.fde):
+            if done == pos:
+                if not self.read_ahead.more(buf, rel, reader.fde):
+                    return done
+            elif done >= p.stop_position or not statement_runs_past(buf, rel + done - pos, reader.fde):
                 return done
+            pos = done      # stopped at a statement past the buffer: read on, go on
 
     def print_payload_statements(self, frames, rel, log_pos, fmt):
         """The same for the events of a Transaction_payload, re-framed as mysqlbinlog
