@@ -723,7 +723,8 @@ def test_server_binlog_identical_to_mariadb_binlog(tmp_path):
 
 class TinySinkSpeedups:
     """speedups whose row-statement printer hands its text to the sink after every
-    statement and every BINLOG event (sink_at=1), counting the hand-outs."""
+    statement and every BINLOG event (sink_at=1), counting the hand-outs, and stops
+    after the first statement or transaction of each call (soft_end just past rel)."""
 
     def __init__(self):
         self.calls = 0
@@ -731,18 +732,20 @@ class TinySinkSpeedups:
     def __getattr__(self, name):
         return getattr(speedups, name)
 
-    def print_row_statements(self, buf, rel, pos, ctx, sink=None):
+    def print_row_statements(self, buf, rel, pos, ctx, sink=None, sink_at=None, soft_end=None):
         def counted(chunk):
             assert isinstance(chunk, memoryview) and len(chunk) > 0
             self.calls += 1
             sink(chunk)
-        return speedups.print_row_statements(buf, rel, pos, ctx, counted if sink else None, 1)
+        return speedups.print_row_statements(buf, rel, pos, ctx, counted if sink else None, 1,
+                                             rel + 1 if soft_end is not None else None)
 
 
 @needs_c
 @pytest.mark.parametrize("options", [{}, {"verbose": 2}, {"base64_output": "decode-rows"}])
 @pytest.mark.parametrize("name", sorted(SETS))
 def test_text_through_the_sink_is_the_same(name, options):
+    """Handed out in pieces, a statement or transaction per call: the same text."""
     fast, _ = run_dump(SETS[name], False, **options)
     tiny = TinySinkSpeedups()
     with pytest.MonkeyPatch.context() as mp:
@@ -762,11 +765,11 @@ def test_a_kept_chunk_of_the_sink_is_released():
     kept = []
 
     class Keeping(TinySinkSpeedups):
-        def print_row_statements(self, buf, rel, pos, ctx, sink=None):
+        def print_row_statements(self, buf, rel, pos, ctx, sink=None, *more):
             def keep(chunk):
                 kept.append(chunk)
                 sink(chunk)
-            return super().print_row_statements(buf, rel, pos, ctx, keep if sink else None)
+            return super().print_row_statements(buf, rel, pos, ctx, keep if sink else None, *more)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dump_mod, "speedups", Keeping())

@@ -448,6 +448,7 @@ bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
         goto done;
     Fmt inner = *f;
     inner.sink = NULL;          /* the payload's text may still be taken back (below) */
+    inner.soft_end = PY_SSIZE_T_MAX;
     inner.fixed_pos = 1;
     inner.at = get_u32(ev + 13);
     Trx trx = *t;

@@ -7,7 +7,14 @@
 
 /* ---- whole row statements (printer/mariadb/driver.py) --------------------------------------
  *
- * print_row_statements(buf, rel, pos, ctx) -> (events, new_pos, text)
+ * print_row_statements(buf, rel, pos, ctx[, sink[, sink_at[, soft_end]]])
+ *     -> (events, new_pos, text)
+ *
+ * buf: bytes, or a read-only mapping of the file.  sink: a callable handed the text of
+ * the statements printed so far, as a memoryview of the output buffer valid during the
+ * call, whenever it holds sink_at bytes (SINK_AT by default); `text` is then what is
+ * left.  soft_end: no statement or transaction starts at or past this index of buf (a
+ * mapped file is printed window by window, so the pages behind can be let go).
  *
  * What the MariaDB driver's process_event + handle_annotate_rows / handle_table_map /
  * handle_rows print for whole row statements -- Annotate_rows, Table_map(s),
@@ -522,6 +529,8 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
     m->trx = *trx;
 
     while (rel >= 0 && avail - rel >= LOG_EVENT_HEADER_LEN) {
+        if (rel >= f->soft_end && events == m->events)    /* nothing begun: the caller's window ends */
+            break;
         const unsigned char *ev = data + rel;
         int type = ev[4];
         uint32_t size = get_u32(ev + 9);
@@ -609,20 +618,21 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
 PyObject *
 bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 4 || nargs > 6 || !PyTuple_Check(args[3])
+    if (nargs < 4 || nargs > 7 || !PyTuple_Check(args[3])
         || (PyTuple_GET_SIZE(args[3]) != CTX_SIZE
             && PyTuple_GET_SIZE(args[3]) != CTX_SIZE_MYSQL)
         || (nargs >= 5 && args[4] != Py_None && !PyCallable_Check(args[4]))) {
         PyErr_SetString(PyExc_TypeError, "print_row_statements(buf, rel, pos, ctx: tuple"
-                                         "[, sink: callable[, sink_at: int]])");
+                                         "[, sink: callable[, sink_at: int[, soft_end: int]]])");
         return NULL;
     }
     Fmt f;
     f.ctx = &PyTuple_GET_ITEM(args[3], 0);
     f.sink = nargs >= 5 && args[4] != Py_None ? args[4] : NULL;
-    f.sink_at = nargs == 6 ? PyLong_AsSsize_t(args[5]) : SINK_AT;
+    f.sink_at = nargs >= 6 && args[5] != Py_None ? PyLong_AsSsize_t(args[5]) : SINK_AT;
     if (f.sink_at < 1)
         f.sink_at = 1;
+    f.soft_end = nargs == 7 && args[6] != Py_None ? PyLong_AsSsize_t(args[6]) : PY_SSIZE_T_MAX;
     PyObject *post = f.ctx[CTX_POST_HEADER_LEN], *delim = f.ctx[CTX_DELIMITER];
     if (!PyBytes_Check(post) || !PyBytes_Check(delim) || !PyDict_Check(f.ctx[CTX_TIMES])
         || !PyDict_Check(f.ctx[CTX_MAPS]) || !PyDict_Check(f.ctx[CTX_TABLE_MAPS])) {

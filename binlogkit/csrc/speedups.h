@@ -154,6 +154,7 @@ typedef struct {
     PyObject **ctx;
     PyObject *sink;              /* callable(memoryview) or NULL: see SINK_AT */
     Py_ssize_t sink_at;
+    Py_ssize_t soft_end;         /* no statement or unit starts at or past this index of data */
     int has_crc, encoded, verbose, mysql, fixed_pos, trx;
     long long at;                /* fixed_pos: the position every event is printed at */
     unsigned long long stop_position;

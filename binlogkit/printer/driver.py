@@ -17,6 +17,9 @@ from binlogkit.binlog.layout import (
 )
 
 FLUSH_AT = 1 << 16
+# A C printer call starts no statement (nor MySQL transaction) more than this far into
+# its buffer: between calls the reader lets a mapped file's pages behind go
+C_WINDOW = 4 << 20
 _STATEMENT_PARTS = frozenset({ANNOTATE_ROWS_EVENT, ROWS_QUERY_LOG_EVENT, TABLE_MAP_EVENT})
 _ROWS_TYPES = ROWS_EVENT_TYPES | {PARTIAL_UPDATE_ROWS_EVENT}
 # MySQL: the C printer prints a transaction's GTID and BEGIN with its first statement

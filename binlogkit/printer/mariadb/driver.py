@@ -17,7 +17,7 @@ from binlogkit.binlog.reader import BinlogReader, PyRawEvent
 from binlogkit.errors import (
     BinlogError, BinlogkitError, EventDecodeError, InvalidEventError,
 )
-from binlogkit.printer.driver import PrinterBase, ReadAhead, StopDump
+from binlogkit.printer.driver import C_WINDOW, PrinterBase, ReadAhead, StopDump
 from binlogkit.printer.mariadb import events as P
 from binlogkit.printer.mariadb import legacy
 from binlogkit.printer.mariadb.checkheader import (
@@ -283,7 +283,8 @@ class Printer(PrinterBase):
             ctx = self._fast_context = self._make_fast_context(reader, stop_position)
         while True:
             buf, rel = reader.buffered(pos, self.read_ahead.size)
-            events, new_pos, text = speedups.print_row_statements(buf, rel, pos, ctx, self.write)
+            events, new_pos, text = speedups.print_row_statements(buf, rel, pos, ctx, self.write,
+                                                                  None, rel + C_WINDOW)
             if events or not self.read_ahead.more(buf, rel, reader.fde):
                 break
         pos = new_pos

@@ -22,7 +22,7 @@ from binlogkit.binlog.mysql_events import _zstd_decompress
 from binlogkit.binlog.rowcompile import (
     c_program, column_spec, json_spec, null_byte_count, present_columns,
 )
-from binlogkit.printer.driver import ReadAhead, statement_runs_past
+from binlogkit.printer.driver import C_WINDOW, ReadAhead, statement_runs_past
 from binlogkit.printer.mysql import verbose as V
 from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
 from binlogkit.printer.mysql.events import print_query_header
@@ -213,7 +213,8 @@ class FastRows:
                     or reader.fde.event_type_permutation is not None):
                 return pos
             has_crc = reader.fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
-            done = self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False))
+            done = self._run(buf, rel, pos, self.context(fmt, has_crc, p.stop_position, False),
+                             rel + C_WINDOW)
             if done == pos:
                 if not self.read_ahead.more(buf, rel, reader.fde):
                     return done
@@ -232,7 +233,7 @@ class FastRows:
         rel = self._run(frames, rel, log_pos, self.context(fmt, has_crc, (1 << 64) - 1, True))
         return self.p.rec_count - count, rel
 
-    def _run(self, buf, rel, pos, ctx):
+    def _run(self, buf, rel, pos, ctx, soft_end=None):
         p = self.p
         st = p.state
         trx = ctx[CTX_TRX_STATE]
@@ -242,7 +243,7 @@ class FastRows:
             p.flush_cache(st.head)
             p.write(chunk)
 
-        events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx, sink)
+        events, pos, text = speedups.print_row_statements(buf, rel, pos, ctx, sink, None, soft_end)
         if events:
             p.rec_count += events
             p.flush_cache(st.head)
