@@ -25,6 +25,9 @@ import subprocess
 import sys
 import time
 
+from bench_print import binlogkit_command  # bench/ is on sys.path when run as a script
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work")
 JSON = os.path.join(WORK, "mysql80-json.000001")
@@ -52,7 +55,7 @@ def main():
     if not (os.path.exists(JSON) and os.path.exists(TWIN)):
         subprocess.run([sys.executable, os.path.join(HERE, "make_mysql_json_binlog.py"),
                         "--mb", str(args.mb), "--out", WORK, "--twin"], check=True)
-    bk = [sys.executable, "-m", "binlogkit", "print"]
+    bk = binlogkit_command() + ["print"]     # the console script next to this Python
     modes = {"default": [], "-v": ["-v"], "-vv decode": ["-vv", "--base64-output=decode-rows"]}
     env = dict(os.environ, TZ="UTC", LC_ALL="C")
     env.pop("BINLOGKIT_PURE", None)

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from bench_print import binlogkit_command  # bench/ is on sys.path when run as a script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work")
 COMPRESSED = os.path.join(WORK, "mysql80-compressed.000001")
@@ -34,6 +36,7 @@ import sys
 from binlogkit.binlog.reader import BinlogReader
 from binlogkit.binlog.events import decode_event
 import binlogkit.binlog.mysql_events
+
 n = 0
 with BinlogReader(sys.argv[1]) as reader:
     reader.read_magic()
@@ -70,7 +73,7 @@ def main():
     if not (os.path.exists(COMPRESSED) and os.path.exists(PLAIN)):
         subprocess.run([sys.executable, os.path.join(HERE, "make_mysql_compressed_binlog.py"),
                         "--mb", str(args.mb), "--out", WORK], check=True)
-    bk = [sys.executable, "-m", "binlogkit", "print"]
+    bk = binlogkit_command() + ["print"]     # the console script next to this Python
     vv = ["-vv", "--base64-output=decode-rows"]
     tools = {
         ("decode", "binlogkit compressed"): [sys.executable, "-c", DECODE, COMPRESSED],
