@@ -393,7 +393,7 @@ class ZoneTable:
     def info(self, t: int) -> ZoneInfo:
         """(gmtoff, isdst, abbrev) in effect at instant t."""
         if self._lo <= t < self._hi:
-            return self._infos[bisect_right(self._starts, t) - 1]
+            return self._infos[self._segment(t)]
         return self._tail.info_at(t)
 
     def _leap(self, t: int) -> tuple:
@@ -413,7 +413,7 @@ class ZoneTable:
     def localtime(self, t: int) -> LocalTime:
         """glibc ``localtime(t)`` as a LocalTime (see its field conventions)."""
         if self._lo <= t < self._hi:
-            info = self._infos[bisect_right(self._starts, t) - 1]
+            info = self._infos[self._segment(t)]
         else:
             info = self._tail.info_at(t)
         local, extra = t + info.gmtoff, 0
@@ -453,11 +453,15 @@ class ZoneTable:
         d = _DAY_TEXT.get(days)
         return (d or _day_text(days)) + s
 
+    def _segment(self, t: int) -> int:
+        """The index of the table segment holding t (lo <= t < hi)."""
+        starts = self._starts
+        return bisect_right(starts, t) - 1 if len(starts) > 1 else 0     # one segment: UTC, GMT-3
+
     def _locate(self, t: int) -> int:
         """Offset at t; remembers the enclosing table segment for next time."""
         if self._lo <= t < self._hi:
-            starts = self._starts
-            i = bisect_right(starts, t) - 1 if len(starts) > 1 else 0     # one segment: UTC, GMT-3
+            i = self._segment(t)
             self._seg_lo = max(self._starts[i], self._lo)
             self._seg_hi = (self._starts[i + 1] if i + 1 < len(self._starts)
                             else self._hi)

@@ -16,9 +16,7 @@ is the printer's: printer/mysql/jsontext.py.
 `parse_json_diffs(data)` reads the Json_diff_vector of a PARTIAL_UPDATE_ROWS
 after image (sql/json_diff.cc; printed by log_event.cc print_json_diff).
 """
-from decimal import Decimal
-from typing import NamedTuple
-
+from binlogkit._record import tuple_record
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.decimal import decimal_bin_size, decimal_to_text
 from binlogkit.binlog.events import net_field_length
@@ -56,22 +54,15 @@ TEMPORAL_TYPES = frozenset({MYSQL_TYPE_TIMESTAMP, MYSQL_TYPE_DATE, MYSQL_TYPE_TI
 MAX_DEPTH = 1000
 
 
-class JsonOpaque(NamedTuple):
-    field_type: int
-    data: bytes
+class JsonOpaque(tuple_record("JsonOpaque", "field_type data")):
+    """A value of another MySQL type stored in JSON: its field type and bytes."""
+    __slots__ = ()
 
 
-class JsonTemporal(NamedTuple):
+class JsonTemporal(tuple_record("JsonTemporal",
+                                "field_type negative year month day hour minute second microsecond")):
     """A DATE, TIME, DATETIME or TIMESTAMP stored in JSON (Json_datetime)."""
-    field_type: int
-    negative: bool
-    year: int
-    month: int
-    day: int
-    hour: int
-    minute: int
-    second: int
-    microsecond: int
+    __slots__ = ()
 
 
 # -- parsing (json_binary.cc parse_binary / parse_value / Value::element / key) -------
@@ -156,6 +147,7 @@ def _decimal(data):
     precision, scale = data[0], data[1]
     if len(data) - 2 != decimal_bin_size(precision, scale) or scale > precision:
         raise JsonBinaryError("bad decimal")
+    from decimal import Decimal     # here: the printer's start-up does not need it
     return Decimal(decimal_to_text(data[2:], precision, scale).decode())
 
 
@@ -243,11 +235,10 @@ _DIFF_NAMES = {L.JSON_DIFF_REPLACE: "JSON_REPLACE", L.JSON_DIFF_INSERT: "JSON_IN
                L.JSON_DIFF_REMOVE: "JSON_REMOVE"}
 
 
-class JsonDiff(NamedTuple):
-    operation: int          # JSON_DIFF_REPLACE, _INSERT or _REMOVE
-    path: bytes             # e.g. b"$.a[2]"
-    value: object = None    # the new value (parsed); None for REMOVE
-    value_bytes: bytes = b""
+class JsonDiff(tuple_record("JsonDiff", "operation path value value_bytes", defaults=(None, b""))):
+    """operation: JSON_DIFF_REPLACE, _INSERT or _REMOVE; path: e.g. b"$.a[2]"; value: the
+    new value (parsed), None for REMOVE; value_bytes: it as stored."""
+    __slots__ = ()
 
     @property
     def function_name(self):
@@ -289,7 +280,7 @@ def parse_json_diffs(data):
     return diffs
 
 
-class PartialJson(NamedTuple):
-    """A JSON column of a PARTIAL_UPDATE_ROWS after image: the diffs, not a document."""
-    diffs: list             # of JsonDiff
-    data: bytes             # the diff vector as stored (after its 4-byte length)
+class PartialJson(tuple_record("PartialJson", "diffs data")):
+    """A JSON column of a PARTIAL_UPDATE_ROWS after image: the diffs (JsonDiff), not a
+    document, and the diff vector as stored (after its 4-byte length)."""
+    __slots__ = ()

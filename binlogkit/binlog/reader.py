@@ -143,7 +143,7 @@ def parse_format_description(data):
         rest = rest[:-BINLOG_CHECKSUM_LEN - 1]
     flags = COMMON_HEADER.unpack_from(data)[5]
     permutation = None
-    if server_version.startswith(_PRE_GA_VERSIONS) and len(rest) == 22:
+    if server_version.startswith(PRE_GA_VERSIONS) and len(rest) == 22:
         permutation = PRE_GA_EVENT_TYPE_PERMUTATION
         permuted = bytearray(22)
         for old_id in range(1, 23):
@@ -155,7 +155,7 @@ def parse_format_description(data):
 
 # Format_description_event (5.1-5.7): the mysql-5.1-wl1012/wl2325 trees, versions
 # starting 5.1.[1-5]-a_drop5 or 5.2.[0-2]-a_drop6
-_PRE_GA_VERSIONS = tuple(b"5.1.%d-a_drop5" % n for n in range(1, 6)) + tuple(
+PRE_GA_VERSIONS = tuple(b"5.1.%d-a_drop5" % n for n in range(1, 6)) + tuple(
     b"5.2.%d-a_drop6" % n for n in range(3))
 
 

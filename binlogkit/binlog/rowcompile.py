@@ -27,7 +27,6 @@ from binlogkit.binlog.decimal import DIG2BYTES, DIG_PER_DEC1, decimal_bin_size
 from binlogkit.binlog.rowimage import (
     ABSENT, Bits, Date, DateTime, Time, Timestamp, resolve_type, _time2,
 )
-from decimal import Decimal
 
 __all__ = ["Bail", "ColumnSpec", "column_spec", "compile_image", "ValueEmitter",
            "present_columns", "null_byte_count", "ImageLayout", "LayoutCache",
@@ -358,9 +357,12 @@ def temporal2_code(src, spec, raw):
 class ValueEmitter:
     """Python values, exactly as rowvalues.decode_value returns them."""
 
-    namespace = {"Bail": Bail, "_fb": int.from_bytes, "_Decimal": Decimal, "_Bits": Bits,
-                 "_Date": Date, "_DateTime": DateTime, "_Time": Time,
-                 "_Timestamp": Timestamp, "_time2": _time2, "_new": tuple.__new__}
+    @property
+    def namespace(self):
+        from decimal import Decimal     # here: a printer that decodes no values never loads it
+        return {"Bail": Bail, "_fb": int.from_bytes, "_Decimal": Decimal, "_Bits": Bits,
+                "_Date": Date, "_DateTime": DateTime, "_Time": Time,
+                "_Timestamp": Timestamp, "_time2": _time2, "_new": tuple.__new__}
 
     def __init__(self, ncols):
         self.ncols = ncols

@@ -34,10 +34,9 @@ NULL is None; a column absent from the image (not in the columns bitmap) is
 `ABSENT`.  Date/time tuples offer ``to_python()`` giving a `datetime` object,
 or None for zero or otherwise invalid values.
 """
-import datetime as _dt
 import struct
-from decimal import Decimal
-from typing import NamedTuple
+
+from binlogkit._record import tuple_record
 
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.coltypes import FIXED_SIZES
@@ -64,37 +63,30 @@ class _Absent:
 ABSENT = _Absent()
 
 
-class Bits(NamedTuple):
-    value: int
-    width: int
+class Bits(tuple_record("Bits", "value width")):
+    __slots__ = ()
 
     def __str__(self):
         return format(self.value & ((1 << self.width) - 1), "0%db" % self.width) if self.width else ""
 
 
-class Date(NamedTuple):
-    year: int
-    month: int
-    day: int
+class Date(tuple_record("Date", "year month day")):
+    __slots__ = ()
 
     def to_python(self):
+        import datetime as _dt      # here: the printer's start-up does not need it
         try:
             return _dt.date(self.year, self.month, self.day)
         except ValueError:
             return None
 
 
-class DateTime(NamedTuple):
-    year: int
-    month: int
-    day: int
-    hour: int
-    minute: int
-    second: int
-    microsecond: int = 0
-    fsp: int = 0
+class DateTime(tuple_record("DateTime", "year month day hour minute second microsecond fsp",
+                            defaults=(0, 0))):
+    __slots__ = ()
 
     def to_python(self):
+        import datetime as _dt
         try:
             return _dt.datetime(self.year, self.month, self.day, self.hour, self.minute,
                                 self.second, self.microsecond)
@@ -102,28 +94,26 @@ class DateTime(NamedTuple):
             return None
 
 
-class Time(NamedTuple):
-    negative: bool
-    hours: int
-    minute: int
-    second: int
-    microsecond: int = 0
-    fsp: int = 0
+class Time(tuple_record("Time", "negative hours minute second microsecond fsp", defaults=(0, 0))):
+    __slots__ = ()
 
     def to_python(self):
+        import datetime as _dt
         delta = _dt.timedelta(hours=self.hours, minutes=self.minute, seconds=self.second,
                               microseconds=self.microsecond)
         return -delta if self.negative else delta
 
 
-class Timestamp(NamedTuple):
-    seconds: int
-    microsecond: int = 0
-    fsp: int = 0
+class Timestamp(tuple_record("Timestamp", "seconds microsecond fsp", defaults=(0, 0))):
+    __slots__ = ()
 
-    def to_python(self, tz=_dt.timezone.utc):
+    def to_python(self, tz=None):
+        """An aware datetime in `tz` (default UTC)."""
+        import datetime as _dt
         if not self.seconds and not self.microsecond:
             return None      # the zero TIMESTAMP '0000-00-00 00:00:00'
+        if tz is None:
+            tz = _dt.timezone.utc
         return (_dt.datetime.fromtimestamp(self.seconds, tz)
                 + _dt.timedelta(microseconds=self.microsecond))
 
@@ -269,6 +259,7 @@ def decode_value(col_type, meta, data, pos=0):
         if not size:        # DECIMAL(0,0): the real tool stops printing the event there
             raise UnsupportedTypeError(col_type, meta)
         _need(data, pos, size)
+        from decimal import Decimal     # here: the printer's start-up does not need it
         return Decimal(decimal_to_text(data[pos:pos + size], precision, scale).decode()), size
     if real == R.MYSQL_TYPE_FLOAT:
         _need(data, pos, 4)

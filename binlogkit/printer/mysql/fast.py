@@ -11,8 +11,6 @@ its statement) to the Python printer, which prints it the usual way.  JSON
 columns and the JSON diffs of PARTIAL_UPDATE_ROWS after images (kind 3) are
 printed by csrc/json.c, whose reference is printer/mysql/jsontext.py.
 """
-import copy
-import functools
 import operator
 
 from binlogkit._accel import speedups
@@ -374,16 +372,22 @@ def _decompress(data):
         return None
 
 
-def _decompressors():
-    """CTX_DECOMPRESS: (one zstd call, which raises unless the payload is one frame
-    that gives its size; _decompress)."""
+def _one_shot(data):
+    """One zstd call, which raises unless the payload is one frame that gives its size
+    (zstandard is loaded with the first payload: start-up); without zstandard, as
+    _decompress."""
     if not _ZSTD:
         try:
             import zstandard
         except ImportError:
-            return _decompress, _decompress
+            return _decompress(data)
         _ZSTD[:] = [zstandard, zstandard.ZstdDecompressor()]
-    return functools.partial(_ZSTD[1].decompress, allow_extra_data=False), _decompress
+    return _ZSTD[1].decompress(data, allow_extra_data=False)
+
+
+def _decompressors():
+    """CTX_DECOMPRESS: (_one_shot, _decompress)."""
+    return _one_shot, _decompress
 
 
 def _decode(data, pos, has_crc, fmt, type_code):
@@ -407,7 +411,8 @@ def _steady_query(p, raw, body):
     if body.query not in (b"BEGIN", b"COMMIT"):
         return None
     st = p.state
-    shadow = copy.copy(st)
+    shadow = object.__new__(type(st))       # copy.copy of the state (a record with a __dict__),
+    shadow.__dict__.update(st.__dict__)     # without loading copy and weakref (start-up)
     out = []
     print_query_header(_Shadow(p, shadow), raw, body, out)
     if _fingerprint(shadow) != _fingerprint(st) or len(out) < 3:

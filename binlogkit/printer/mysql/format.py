@@ -7,17 +7,12 @@ algorithm is OFF (Log_event_footer::get_checksum_alg).  `mysql_format`
 reads the algorithm and the number of event types the way the MySQL client
 does, from the FDE's own bytes.
 """
-import re
-
 from binlogkit._record import record
 from binlogkit.binlog import layout as L
-from binlogkit.binlog.reader import version_split
+from binlogkit.binlog.reader import PRE_GA_VERSIONS, version_split
 
 ST_COMMON_HEADER_LEN_OFFSET = 56      # 2 + 50 + 4: where header_len sits in the body
 CHECKSUM_VERSION_SPLIT = (5, 6, 1)
-# Servers whose event type ids were permuted (Format_description_log_event of
-# MySQL 5.1-5.7 maps them to today's ids; 8.0 no longer does)
-PRE_GA_TREE = re.compile(rb"5\.(1\.[1-5]-a_drop5|2\.[0-2]-a_drop6)")
 
 
 @record
@@ -74,7 +69,9 @@ def mysql_format(data):
         alg = rest[-1 - L.BINLOG_CHECKSUM_LEN]
         rest = rest[:-1 - L.BINLOG_CHECKSUM_LEN]
     permutation = None
-    if PRE_GA_TREE.match(server_version) and rest:
+    # servers whose event type ids were permuted (Format_description_log_event of
+    # MySQL 5.1-5.7 maps them to today's ids; 8.0 no longer does)
+    if server_version.startswith(PRE_GA_VERSIONS) and rest:
         permutation = L.PRE_GA_EVENT_TYPE_PERMUTATION
         permuted = bytearray(rest)
         for i in range(1, min(len(rest), len(permutation) - 1) + 1):

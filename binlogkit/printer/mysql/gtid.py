@@ -6,8 +6,6 @@ Transaction_payload (mysqlbinlog.cc: its inner events go back through
 process_event).  Tagged GTIDs (type 42, 8.4+) and tagged GTID sets are
 printed the way mysqlbinlog 8.4/9.x prints them (8.0.41 cannot read them).
 """
-import zlib
-
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import mysql_events as M
 from binlogkit.binlog.reader import RawEvent
@@ -171,6 +169,7 @@ def inner_event(raw, log_pos, has_crc):
     checksum = None
     if has_crc:
         L.UINT32.pack_into(data, L.EVENT_LEN_OFFSET, len(data) + L.BINLOG_CHECKSUM_LEN)
+        import zlib     # here: start-up of every other print
         checksum = zlib.crc32(data)
         data += L.UINT32.pack(checksum)
     header = list(L.COMMON_HEADER.unpack_from(data))

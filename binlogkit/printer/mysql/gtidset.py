@@ -4,15 +4,13 @@
 ``uuid[:interval...][:tag:interval...]`` items separated by commas, intervals
 ``N`` or ``N-M``, tags (8.4+) ``[a-z_][a-z0-9_]{0,31}`` case-insensitive.
 """
-import re
-
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.mysql_events import GtidSetEntry, encode_gtid_set
 from binlogkit.errors import BinlogkitError
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
-_INTERVAL = re.compile(r"^(\d+)(?:-(\d+))?$")
-_TAG = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
+_UUID = r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
+_INTERVAL = r"^(\d+)(?:-(\d+))?$"
+_TAG = r"^[A-Za-z_][A-Za-z0-9_]{0,31}$"
 GNO_END = (1 << 63) - 1
 
 
@@ -23,25 +21,26 @@ class GtidSet:
     @classmethod
     def parse(cls, text):
         """A GtidSet, or ValueError when the text is not a GTID set."""
+        import re       # here: only --include/--exclude-gtids need it (start-up)
         gtids = cls()
         for item in text.split(","):
             item = item.strip()
             if not item:
                 continue
             parts = [p.strip() for p in item.split(":")]
-            if not _UUID.match(parts[0]):
+            if not re.match(_UUID, parts[0]):
                 raise ValueError(item)
             sid = bytes.fromhex(parts[0].replace("-", ""))
             tag = b""
             for part in parts[1:]:
-                match = _INTERVAL.match(part)
+                match = re.match(_INTERVAL, part)
                 if match:
                     start = int(match.group(1))
                     end = int(match.group(2) or start)
                     if not 1 <= start <= end < GNO_END:
                         raise ValueError(part)
                     gtids.intervals.setdefault((sid, tag), []).append((start, end))
-                elif _TAG.match(part):
+                elif re.match(_TAG, part):
                     tag = part.lower().encode()
                 else:
                     raise ValueError(part)

@@ -15,8 +15,7 @@ always quoted).  Doubles follow my_gcvt(MY_GCVT_MAX_FIELD_WIDTH) plus the
 ".0" rule, dates print with 6 fractional digits, other opaque values as
 "base64:typeN:..." with MySQL's 76-column base64 lines.
 """
-import base64
-from decimal import Decimal
+import sys
 
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import net_field_length
@@ -152,6 +151,7 @@ def double_quote(raw):
 
 def _shortest_digits(x):
     """dtoa(x, mode 4, ndigits >= 17): the shortest round-trip digits and decpt."""
+    from decimal import Decimal     # here: only JSON doubles need it (start-up)
     sign, digits, exponent = Decimal(repr(abs(x))).as_tuple()
     digits = list(digits)
     while len(digits) > 1 and digits[-1] == 0:
@@ -194,7 +194,8 @@ def format_double(x, width=MY_GCVT_MAX_FIELD_WIDTH):
 
 def mysql_base64(data):
     """mysys/base64.cc base64_encode(): a newline after every 76 characters."""
-    text = base64.b64encode(data)
+    from binascii import b2a_base64    # here: only opaque JSON values need it (start-up)
+    text = b2a_base64(data, newline=False)
     return b"\n".join(text[i:i + 76] for i in range(0, len(text), 76))
 
 
@@ -250,7 +251,7 @@ def _append(out, value, quoted, depth):
                 out += b", "
             _append(out, item, True, depth + 1)
         out += b"]"
-    elif isinstance(value, Decimal):
+    elif _is_decimal(value):
         out += format(value, "f").encode()
     elif isinstance(value, JsonTemporal):
         text = temporal_text(value)
@@ -265,6 +266,13 @@ def _append(out, value, quoted, depth):
         raise TypeError(f"not a JSON value: {value!r}")
 
 
+def _is_decimal(value):
+    """isinstance(value, decimal.Decimal) without loading decimal (an opaque DECIMAL in a
+    document loads it: binlog/json_binary.py)."""
+    decimal = sys.modules.get("decimal")
+    return decimal is not None and isinstance(value, decimal.Decimal)
+
+
 def binary_to_text(data):
     """The text mysqlbinlog -v prints (inside its quotes) for a JSON column value."""
     return json_to_text(parse_json(data), json_quoted=False)
@@ -276,6 +284,6 @@ def sql_literal_kind(value):
     'cast' (objects and arrays, as CAST('...' AS JSON))."""
     if isinstance(value, (dict, list)):
         return "cast"
-    if value is None or isinstance(value, (bool, int, float, Decimal)):
+    if value is None or isinstance(value, (bool, int, float)) or _is_decimal(value):
         return "raw"
     return "quoted"
