@@ -4,9 +4,10 @@ the import cost.
 `binlogkit print` is often run once per small file, so its start-up counts.  The
 dataclasses module imports inspect (and with it ast, dis, tokenize) and spends
 ~0.3 ms per class; the event bodies, table maps and print state are ~40 classes.
-`record` generates only `__init__` (one small compile per class, when its first
-instance is made; `__repr__`, `__eq__` and `__hash__` are shared functions over
-the class's field names), with the same semantics for what binlogkit uses:
+`record` generates only `__init__` (one small compile per class, once it has made
+COMPILE_AFTER instances with a generic one; `__repr__`, `__eq__` and `__hash__` are
+shared functions over the class's field names), with the same semantics for what
+binlogkit uses:
 
     @record                      # __slots__ by default; record(slots=False) keeps a __dict__
     class GtidBody:
@@ -140,16 +141,52 @@ def _compile_init(specs, frozen, qualname):
     return init
 
 
+COMPILE_AFTER = 16      # instances a record makes with the generic __init__ before compiling one
+
+
 def _lazy_init(specs, frozen, qualname):
-    """An `__init__` that compiles the real one on the class's first instance and puts
-    it in its place: a run compiles only the records it makes (start-up counts)."""
+    """An `__init__` that binds its arguments generically for the class's first
+    COMPILE_AFTER instances, then compiles the real one and puts it in its place: a
+    small run compiles no record (start-up counts), a long one gets the fast one."""
     def __init__(self, *args, **kwargs):
+        made[0] += 1
+        if made[0] < COMPILE_AFTER:
+            _generic_init(self, specs, frozen, qualname, args, kwargs)
+            return
         init = _compile_init(specs, frozen, qualname)
         owner[0].__init__ = init
         init(self, *args, **kwargs)
-    owner = [None]
+    owner, made = [None], [0]
     __init__.__qualname__ = f"{qualname}.__init__"
     return __init__, owner
+
+
+def _generic_init(self, specs, frozen, qualname, args, kwargs):
+    """What the generated __init__ does, over the specs (the same errors)."""
+    if len(args) > len(specs):
+        raise TypeError(f"{qualname}.__init__() takes {len(specs) + 1} positional arguments "
+                        f"but {len(args) + 1} were given")
+    values = dict(zip(specs, args))
+    for name, value in kwargs.items():
+        if name not in specs:
+            raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {name!r}")
+        if name in values:
+            raise TypeError(f"{qualname}.__init__() got multiple values for argument {name!r}")
+        values[name] = value
+    missing = [name for name, spec in specs.items() if name not in values
+               and spec.default is _MISSING and spec.default_factory is _MISSING]
+    if missing:
+        raise TypeError(f"{qualname}.__init__() missing {len(missing)} required argument(s): "
+                        + ", ".join(repr(name) for name in missing))
+    set_field = object.__setattr__ if frozen else setattr
+    for name, spec in specs.items():
+        if name in values:
+            value = values[name]
+        elif spec.default is not _MISSING:
+            value = spec.default
+        else:
+            value = spec.default_factory()
+        set_field(self, name, value)
 
 
 def _check_order(specs):
