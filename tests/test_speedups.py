@@ -780,3 +780,33 @@ def test_a_kept_chunk_of_the_sink_is_released():
     for view in kept:
         with pytest.raises(ValueError):
             bytes(view)
+
+
+@needs_c
+def test_a_sink_error_is_the_printer_s_error():
+    """A sink that fails (a reader that went away) fails the C printer with its own error,
+    the view released all the same."""
+    class Failing(TinySinkSpeedups):
+        def print_row_statements(self, buf, rel, pos, ctx, sink=None, *more):
+            def fail(chunk):
+                raise BrokenPipeError(32, "Broken pipe")
+            return super().print_row_statements(buf, rel, pos, ctx, fail if sink else None, *more)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dump_mod, "speedups", Failing())
+        with tempfile.TemporaryDirectory() as load_dir, pytest.raises(BrokenPipeError):
+            dump_mod.dump([str(f) for f in SETS["crc32"]], io.BytesIO(),
+                          PrintOptions(local_load=load_dir), ZONE)
+
+
+@pytest.mark.parametrize("options", [[], ["-vv"]])
+def test_a_reader_that_goes_away_gets_no_traceback(options):
+    """`binlogkit print ... | head`: the first bytes, then quiet (exit 1, nothing on stderr)."""
+    files = [str(f) for name in ("crc32", "compressed") for f in SETS[name]] * 8
+    proc = subprocess.Popen([sys.executable, "-m", "binlogkit", "print", "--no-defaults", *options,
+                             *files], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 1
+    assert first.startswith(b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;") and err == b""

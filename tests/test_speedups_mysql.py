@@ -373,3 +373,16 @@ def test_text_through_the_sink_is_the_same(bench_binlogs, mode):
                            gtid_mod_filter())
         assert out.getvalue().replace(load_dir.encode(), b"LOAD_DIR") == whole
         assert tiny.calls > 100
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(bench_binlogs):
+    """`binlogkit print ... | head` on MySQL logs (the C printer's sink meets the closed
+    pipe): the first bytes, then quiet (exit 1, nothing on stderr)."""
+    files = [str(p) for p in bench_binlogs] * 4
+    proc = subprocess.Popen([sys.executable, "-m", "binlogkit", "print", "--no-defaults", *files],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 1
+    assert first.startswith(b"# The proper term is pseudo_replica_mode") and err == b""

@@ -153,15 +153,24 @@ sink_out(const Fmt *f, Buf *out)
     if (view == NULL)
         return -1;
     PyObject *r = PyObject_CallOneArg(f->sink, view);
+    /* the view is released whatever the sink did; its error (a closed pipe...) is kept */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
     PyObject *released = PyObject_CallMethod(view, "release", NULL);
     Py_DECREF(view);
-    if (r == NULL || released == NULL) {
+    if (released == NULL) {     /* the sink kept an export of the view */
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
         Py_XDECREF(r);
-        Py_XDECREF(released);
+        return -1;
+    }
+    Py_DECREF(released);
+    if (r == NULL) {
+        PyErr_Restore(type, value, tb);
         return -1;
     }
     Py_DECREF(r);
-    Py_DECREF(released);
     out->len = 0;
     return 0;
 }
