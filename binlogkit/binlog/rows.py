@@ -181,6 +181,8 @@ def _rows_post_header(data, raw, fde):
     extra = None
     if post_len == 10:
         extra_len = L.UINT16.unpack_from(data, pos)[0]
+        if extra_len < 2:       # the length counts its own two bytes
+            raise ValueError("rows event with an extra-data length under 2")
         extra = bytes(data[pos + 2:pos + extra_len]) if extra_len > 2 else b""
         pos += extra_len
     return table_id, flags, extra, pos
@@ -453,7 +455,9 @@ def count_rows(table_map, rows_body):
     """Number of rows in a rows event, counted the way mariadb-binlog does."""
     data = rows_body.rows
     if rows_body.kind == "write" and not data:
-        return 1
+        return 1                # also for a table the log never mapped
+    if table_map is None:
+        return 0
     plan = image_plan(table_map, rows_body.cols)
     if rows_body.kind != "update":
         if speedups is not None:

@@ -498,8 +498,15 @@ rows_event(const Fmt *f, Buf *head, Spans *body, Buf *tail, const unsigned char 
         return -1;
     PyObject *table_map = PyDict_GetItemWithError(f->ctx[CTX_TABLE_MAPS], id);   /* borrowed */
     Py_DECREF(id);
-    if (table_map == NULL)      /* no map: nothing to count, an "unknown table" line for -v */
-        return PyErr_Occurred() ? -1 : !f->verbose;
+    if (table_map == NULL) {    /* no map: an "unknown table" line for -v (Python's) */
+        if (PyErr_Occurred())
+            return -1;
+        if (f->verbose)
+            return 0;
+        if (kind == 0 && pos == end)    /* an empty write counts one row, mapped or not */
+            *rows += 1;
+        return 1;
+    }
     Py_INCREF(table_map);
     if (f->verbose) {
         int rc = verbose_rows(f, tail, table_map, kind, cols, cols_ai, nbytes, width, ev + pos,
@@ -561,6 +568,9 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             known = 0;
         if (unit && events != m->events)                /* inside a row statement */
             known = 0;
+        if (type == ANNOTATE_ROWS_EVENT && !f->mysql
+            && end <= f->header_len + bk_post_header(f, ANNOTATE_ROWS_EVENT, 0))
+            known = 0;                                  /* no query: not a valid event */
         if (!known || bk_put_at(out, pos) < 0)
             break;
         int rc = 1, stmt_end = 0;

@@ -33,6 +33,8 @@ from binlogkit.printer.state import (
 
 
 INCIDENT_LOST_EVENTS = 1      # the only incident MariaDB knows (INCIDENT_COUNT is 2)
+# is_valid() of these needs a file id (Exec_load, Delete_file, Execute_load_query)
+FILE_ID_REQUIRED = frozenset({L.EXEC_LOAD_EVENT, L.DELETE_FILE_EVENT, L.EXECUTE_LOAD_QUERY_EVENT})
 # MySQL 8.0 events mariadb-binlog's read_log_event refuses, with its reason
 MYSQL_REFUSED = {
     L.PARTIAL_UPDATE_ROWS_EVENT: (
@@ -174,7 +176,7 @@ class Printer(PrinterBase):
                 self.verbose_failed(raw, result)
             self.state.tail.append(result.text)
             self.state.row_events += result.rows
-        elif table_map is not None:
+        else:
             self.state.row_events += R.count_rows(table_map, body)
 
     def verbose_failed(self, raw, result):
@@ -403,7 +405,11 @@ class Printer(PrinterBase):
         except (EventDecodeError, ValueError):
             raise self.invalid_event(reader, raw, "Found invalid event in binary log") from None
         if (type_code == L.GTID_EVENT and body.seq_no == 0          # Gtid_log_event::is_valid
-                or type_code == L.INCIDENT_EVENT and body.incident != INCIDENT_LOST_EVENTS):
+                or type_code == L.INCIDENT_EVENT and body.incident != INCIDENT_LOST_EVENTS
+                or type_code in FILE_ID_REQUIRED and not body.file_id
+                or type_code == L.ANNOTATE_ROWS_EVENT and not body.query
+                or type_code == L.START_ENCRYPTION_EVENT and body.scheme != 1
+                or type_code == L.XA_PREPARE_LOG_EVENT and not body.xid.gtrid):
             raise self.invalid_event(reader, raw, "Found invalid event in binary log")
         return handler, body
 

@@ -327,7 +327,9 @@ IGNORABLE_NAMES = {
     170: b"Update_rows_compressed", 171: b"Delete_rows_compressed",
 }
 # MySQL's GTID events: ignorable whatever their flags say
-MYSQL_IGNORED_TYPES = frozenset({33, 34, 35})
+# MySQL types mariadb-binlog reads as Ignorable_log_event: GTID, Anonymous_GTID,
+# Previous_GTIDs, Transaction_context, View_change, Heartbeat_v2
+MYSQL_IGNORED_TYPES = frozenset({33, 34, 35, 36, 37, 41})
 
 
 def print_ignorable(p, raw, body):
@@ -347,7 +349,9 @@ def print_start_encryption(p, raw, body):
 
 
 def serialize_xid(xid):
-    return b"X'%s',X'%s',%d" % (xid.gtrid.hex().encode(), xid.bqual.hex().encode(), xid.format_id)
+    """XID::serialize: formatID as the unsigned 32-bit number it was read as (uint4korr)."""
+    return b"X'%s',X'%s',%d" % (xid.gtrid.hex().encode(), xid.bqual.hex().encode(),
+                                xid.format_id & 0xFFFFFFFF)
 
 
 def print_xa_prepare(p, raw, body):
