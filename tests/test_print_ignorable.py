@@ -118,6 +118,20 @@ CRAFTED = {
     "xa_prepare_format_id_max": (38, struct.pack("<BIII", 0, 0xFFFFFFFF, 1, 0) + b"a"),
     "gtid_xa_format_id_max": (162, struct.pack("<QIBIBB", 5, 0, 64, 0xFFFFFFFF, 1, 0) + b"a"
                               + bytes(6)),
+    # found by mutating the bundled logs and comparing with the real tool
+    "intvar_value_signed": (5, struct.pack("<BQ", 2, (1 << 64) - 2)),
+    "rand_seeds_signed": (13, struct.pack("<QQ", 1 << 63 | 5, (1 << 64) - 1)),
+    "gtid_thread_id": (162, struct.pack("<QIBBQ", 5, 0, 0x0C, 0x10, 77)),     # 11.5+: not shown
+    "gtid_thread_id_cut": (162, struct.pack("<QIBB", 5, 0, 0x0C, 0x10) + bytes(5)),
+    "gtid_xa_gtrid_too_long": (162, struct.pack("<QIBIBB", 5, 0, 0x4C, 7, 117, 6) + b"a" * 10),
+    "binlog_checkpoint": (161, struct.pack("<I", 18) + b"mariadb-bin.000002"),
+    "binlog_checkpoint_name_too_long": (161, struct.pack("<I", 0x28000012) + b"mariadb-bin.000002"),
+    "query_status_var_past_block": (2, struct.pack("<IIBHH", 1, 0, 1, 0, 5) + b"\x06\x68std"
+                                    + b"d\0SELECT 1"),
+    "query_db_with_nul": (2, struct.pack("<IIBHH", 1, 0, 3, 0, 0) + b"d\0x\0SELECT 1"),
+    "query_db_starting_with_nul": (2, struct.pack("<IIBHH", 1, 0, 2, 0, 0) + b"\0x\0SELECT 1"),
+    "table_map_name_with_nul": (19, struct.pack("<IHH", 9, 0, 1) + b"\x02tz\0" + b"\x04ev\0x\0"
+                                + b"\x01\x03\x00\x01"),
 }
 
 

@@ -277,6 +277,8 @@ def _status_vars(body, data, pos, end):
         else:
             # Unknown code: the server stops parsing status vars here too.
             break
+        if pos > end:       # CHECK_SPACE: a variable running past the block spoils the event
+            raise ValueError("status variable runs past the status block")
 
 
 def _updated_db_names(body, data, pos, end):
@@ -310,7 +312,8 @@ def _decode_query_common(data, raw, fde, extra_post_header=0):
     db_start = status_start + status_len
     if db_start + db_len + 1 > len(data):
         raise ValueError("query event too short")
-    body.db = bytes(data[db_start:db_start + db_len])
+    # the name as both tools use it: a C string (a NUL inside ends it)
+    body.db = bytes(data[db_start:db_start + db_len]).split(b"\0", 1)[0]
     return body, db_start + db_len + 1
 
 
@@ -452,6 +455,8 @@ def decode_binlog_checkpoint(data, raw, fde):
     pos = fde.header_len
     name_len = L.UINT32.unpack_from(data, pos)[0]
     start = pos + fde.post_header(L.BINLOG_CHECKPOINT_EVENT, 4)
+    if start + name_len > len(data):
+        raise ValueError("binlog checkpoint name runs past the event")
     return BinlogCheckpointBody(bytes(data[start:start + name_len]))
 
 
@@ -492,6 +497,8 @@ def _read_gtid_xid(data, pos):
     """The XID inside a MariaDB GTID event: formatID(4), two 1-byte lengths."""
     format_id = L.INT32.unpack_from(data, pos)[0]
     gtrid_len, bqual_len = data[pos + 4], data[pos + 5]
+    if gtrid_len > 64 or bqual_len > 64:        # MAXGTRIDSIZE, MAXBQUALSIZE
+        raise ValueError("bad XID lengths")
     pos += 6
     gtrid = bytes(data[pos:pos + gtrid_len])
     bqual = bytes(data[pos + gtrid_len:pos + gtrid_len + bqual_len])
@@ -524,7 +531,8 @@ def _gtid_extra(body, data, pos):
     if body.flags_extra & (L.FL_COMMIT_ALTER_E1 | L.FL_ROLLBACK_ALTER_E1):
         body.sa_seq_no = L.UINT64.unpack_from(data, pos)[0]
         pos += 8
-    if body.flags_extra & L.FL_EXTRA_THREAD_ID:
+    if body.flags_extra & L.FL_EXTRA_THREAD_ID and pos + 8 <= len(data):
+        # MariaDB 11.5+; mariadb-binlog 10.11 knows no such flag and reads no further
         body.thread_id = L.UINT64.unpack_from(data, pos)[0]
         pos += 8
     return pos

@@ -115,11 +115,12 @@ def _decode_table_map(data, header_len, post_len):
     table_id, pos = _table_id(data, header_len, post_len)
     flags = L.UINT16.unpack_from(data, pos)[0]
     pos = header_len + post_len
+    # the names as both tools use them: C strings, up to a NUL inside the counted bytes
     db_len = data[pos]
-    db = bytes(data[pos + 1:pos + 1 + db_len])
+    db = bytes(data[pos + 1:pos + 1 + db_len]).split(b"\0", 1)[0]
     pos += db_len + 2
     tbl_len = data[pos]
-    table = bytes(data[pos + 1:pos + 1 + tbl_len])
+    table = bytes(data[pos + 1:pos + 1 + tbl_len]).split(b"\0", 1)[0]
     pos += tbl_len + 2
     ncols, pos = _packed_count(data, pos)
     types = bytes(data[pos:pos + ncols])

@@ -16,6 +16,11 @@ PRETTY_ESCAPES = {0x0A: b"\\n", 0x0D: b"\\r", 0x5C: b"\\\\", 0x08: b"\\b",
                   0x09: b"\\t", 0x27: b"\\'", 0x00: b"\\0"}
 
 
+def signed64(value):
+    """llstr(): a 64-bit value printed as a signed longlong."""
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
 def backtick(name):
     return b"`" + name.replace(b"`", b"``") + b"`"
 

@@ -10,7 +10,8 @@ from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 from binlogkit.printer.text import (
     INCIDENT_NAMES, backtick, base64_lines, header_text, pretty_print_str, print_auto_increment,
-    print_thread_id, print_time_zone_lc_db, start_text, user_var_value as shared_user_var_value,
+    print_thread_id, print_time_zone_lc_db, signed64, start_text,
+    user_var_value as shared_user_var_value,
 )
 
 TM_BIT_HAS_TRIGGERS_F = 1 << 14
@@ -250,12 +251,13 @@ def _simple(p, raw, tag, statement):
 
 def print_intvar(p, raw, body):
     name = L.INTVAR_NAMES.get(body.type, b"INVALID_INT")
-    _simple(p, raw, b"\tIntvar\n", b"SET %s=%d%s\n" % (name, body.value, p.state.delimiter))
+    _simple(p, raw, b"\tIntvar\n", b"SET %s=%d%s\n" % (name, signed64(body.value),
+                                                        p.state.delimiter))
 
 
 def print_rand(p, raw, body):
     _simple(p, raw, b"\tRand\n", b"SET @@RAND_SEED1=%d, @@RAND_SEED2=%d%s\n" % (
-        body.seed1, body.seed2, p.state.delimiter))
+        signed64(body.seed1), signed64(body.seed2), p.state.delimiter))
 
 
 def print_xid(p, raw, body):
@@ -409,9 +411,7 @@ def _gtid_extra_text(body):
         text += b" COMMIT ALTER id= %d" % body.sa_seq_no
     if fe & L.FL_ROLLBACK_ALTER_E1:
         text += b" ROLLBACK ALTER id= %d" % body.sa_seq_no
-    if fe & L.FL_EXTRA_THREAD_ID:
-        text += b" thread_id=%d" % body.thread_id
-    return text
+    return text         # (a thread id, MariaDB 11.5+, is not shown by mariadb-binlog 10.11)
 
 
 # -- row-based replication ---------------------------------------------------------------

@@ -11,7 +11,7 @@ from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 from binlogkit.printer.text import (
     INCIDENT_NAMES, backtick, pretty_print_str, print_auto_increment, print_thread_id,
-    print_time_zone_lc_db, start_text, user_var_value as shared_user_var_value,
+    print_time_zone_lc_db, signed64, start_text, user_var_value as shared_user_var_value,
 )
 
 OPTION_AUTO_IS_NULL = 1 << 14
@@ -22,11 +22,6 @@ REMOVED_SQL_MODES = 0x1003FF00          # sql_mode bits gone in 8.0.5
 LOAD_DUP_REPLACE = 2
 Q_SQL_REQUIRE_PRIMARY_KEY = 19
 Q_DEFAULT_TABLE_ENCRYPTION = 20
-
-
-def signed64(value):
-    """llstr(): a 64-bit value printed as a signed longlong."""
-    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 # -- format description ----------------------------------------------------------
