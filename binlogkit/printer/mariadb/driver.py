@@ -54,6 +54,8 @@ SIMPLE_PRINTERS = {
     L.START_ENCRYPTION_EVENT: P.print_start_encryption_event,
     L.DELETE_FILE_EVENT: P.print_delete_file,
 }
+# events whose print() adds to the header cache rather than starting it anew
+_HEAD_KEEPERS = L.ROWS_EVENT_TYPES | {L.TABLE_MAP_EVENT, L.ANNOTATE_ROWS_EVENT}
 # 5.1 pre-GA rows events: mariadb-binlog does not print them through print_row_event()
 PRE_GA_ROWS_EVENTS = frozenset({L.PRE_GA_WRITE_ROWS_EVENT, L.PRE_GA_UPDATE_ROWS_EVENT,
                                 L.PRE_GA_DELETE_ROWS_EVENT})
@@ -366,6 +368,10 @@ class Printer(PrinterBase):
         if self._print_at:
             self.write(b"# at %d\n" % raw.pos)
         self.hexdump_from = raw.pos
+        if type_code not in _HEAD_KEEPERS and self.state.head and self.flashback is None:
+            # its print() starts on the header cache anew (Write_on_release_cache): what an
+            # unfinished row statement left there is dropped (its BINLOG text is not)
+            self.state.head.clear()
         if handler is not None:
             handler(self, reader, raw, body)
         else:
