@@ -130,6 +130,8 @@ CRAFTED = {
                                     + b"d\0SELECT 1"),
     "query_db_with_nul": (2, struct.pack("<IIBHH", 1, 0, 3, 0, 0) + b"d\0x\0SELECT 1"),
     "query_db_starting_with_nul": (2, struct.pack("<IIBHH", 1, 0, 2, 0, 0) + b"\0x\0SELECT 1"),
+    "query_db_length_too_short": (2, struct.pack("<IIBHH", 1, 0, 0, 0, 0) + b"\x18SELECT 1"),
+    "query_db_length_cuts_name": (2, struct.pack("<IIBHH", 1, 0, 1, 0, 0) + b"db\0SELECT 1"),
     "table_map_name_with_nul": (19, struct.pack("<IHH", 9, 0, 1) + b"\x02tz\0" + b"\x04ev\0x\0"
                                 + b"\x01\x03\x00\x01"),
 }

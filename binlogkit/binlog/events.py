@@ -165,6 +165,7 @@ class QueryBody:
     updated_db_names: list = None
     gtid_flags3: int = None
     character_set_collations: bytes = None
+    db_key: bytes = None        # the db_len + 1 bytes at the name: what the tools compare
     extra: dict = field(default_factory=dict)
     # Execute_load_query only
     file_id: int = None
@@ -312,8 +313,12 @@ def _decode_query_common(data, raw, fde, extra_post_header=0):
     db_start = status_start + status_len
     if db_start + db_len + 1 > len(data):
         raise ValueError("query event too short")
-    # the name as both tools use it: a C string (a NUL inside ends it)
-    body.db = bytes(data[db_start:db_start + db_len]).split(b"\0", 1)[0]
+    # the name as both tools print it: the C string where it starts, which ends at the NUL
+    # after db_len bytes in a sound event (or before, or after, in a damaged one); the
+    # db_len + 1 bytes there are what they compare with the last name printed
+    rest = bytes(data[db_start:])
+    body.db = rest.split(b"\0", 1)[0]
+    body.db_key = rest[:db_len + 1]
     return body, db_start + db_len + 1
 
 

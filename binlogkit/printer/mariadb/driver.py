@@ -530,7 +530,7 @@ def print_use_stmt(p, raw, body):
     if target is None:
         return
     p.write(b"use %s%s\n" % (P.backtick(target), p.state.delimiter))
-    p.state.db = body.db        # the original name: print_query_header prints no 'use'
+    P.remember_db(p.state, body)    # the original name: print_query_header prints no 'use'
 
 
 def handle_begin_load_query(p, reader, raw, body):

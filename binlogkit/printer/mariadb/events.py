@@ -142,6 +142,34 @@ def print_charset(p, body, out):
     st.charset_inited = True
 
 
+def db_key(body):
+    """The db_len + 1 bytes at an event's database name (its NUL included): what the
+    tools compare with print_event_info->db and copy into it."""
+    key = getattr(body, "db_key", None)
+    return key if key is not None else body.db + b"\0"
+
+
+def db_differs(st, key):
+    """memcmp(print_event_info->db, db, db_len + 1) (a damaged length compares more or
+    fewer bytes than the name has)."""
+    return st.db_buf[:len(key)] != key
+
+
+def remember_db(st, body):
+    """The name copied into print_event_info->db."""
+    key = db_key(body)
+    st.db_buf[:len(key)] = key
+    st.db = body.db
+
+
+def _different_db(st, body):
+    """db_differs, and the name remembered when it does."""
+    if not db_differs(st, db_key(body)):
+        return False
+    remember_db(st, body)
+    return True
+
+
 def print_query_header(p, raw, body, out):
     """Query_log_event::print_query_header."""
     st, d = p.state, p.state.delimiter
@@ -153,8 +181,8 @@ def print_query_header(p, raw, body, out):
     if raw.flags & L.LOG_EVENT_SUPPRESS_USE_F:
         if not is_trans_keyword(body.query, bool(st.gtid_ev_flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA))):
             st.db = b""
-    elif body.db != st.db:
-        st.db = body.db
+            st.db_buf[0] = 0
+    elif _different_db(st, body):
         if body.db:
             out.append(b"use %s%s\n" % (backtick(body.db), d))
     if body.when_sec_part and body.when_sec_part <= 999999:

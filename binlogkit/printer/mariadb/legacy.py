@@ -33,9 +33,9 @@ def load_text(p, raw, body, commented, local_fname=None):
     if not p.options.short_form:
         P.print_header(p, raw, out)
         out.append(b"\tQuery\tthread_id=%d\texec_time=%d\n" % (body.thread_id, body.exec_time))
-    different_db = body.db != st.db
+    different_db = P.db_differs(st, P.db_key(body))
     if different_db and not commented:
-        st.db = body.db
+        P.remember_db(st, body)
     if body.db and different_db:
         out.append(b"%suse %s%s\n" % (hash_, backtick(body.db), st.delimiter))
     if raw.flags & L.LOG_EVENT_THREAD_SPECIFIC_F:

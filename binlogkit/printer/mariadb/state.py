@@ -3,6 +3,8 @@ from binlogkit._record import field, record
 
 from binlogkit.printer.state import SessionState
 
+FN_REFLEN = 512
+
 
 @record(slots=False)
 class PrintState(SessionState):
@@ -17,4 +19,6 @@ class PrintState(SessionState):
     event_group_active: bool = True     # GTID filters: is the current event group printed?
     gtid_ev_flags2: int = 0
     row_events: int = 0
+    # print_event_info->db: the buffer a Query event's name is compared with and copied into
+    db_buf: bytearray = field(default_factory=lambda: bytearray(FN_REFLEN))
     tail: list = field(default_factory=list)
