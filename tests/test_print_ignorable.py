@@ -185,3 +185,17 @@ def test_a_row_statement_left_unfinished(tmp_path, path, pos):
     for args in ([], ["-v"]):
         ours, real = both(tmp_path, bytes(data), args, False)
         assert ours == real, args
+
+
+def test_an_empty_write_of_a_mapped_table(tmp_path):
+    """`### INSERT INTO ... VALUES ()`: one row counted, with -v as without."""
+    table_map = struct.pack("<IHH", 9, 0, 1) + b"\x02tz\0\x02ev\0\x01\x03\x00\x01"
+    write = struct.pack("<IHH", 9, 0, 1) + b"\x01\x01"
+    data = TINY.read_bytes()
+    for type_code, body in ((19, table_map), (23, write)):
+        size = 19 + len(body)
+        data += struct.pack("<IBIIIH", 1700000000, type_code, 1, size, len(data) + size, 0) + body
+    for args in ([], ["-v"], ["-vv", "--base64-output=decode-rows"]):
+        ours, real = both(tmp_path, data, args, False)
+        assert ours == real, args
+    assert b"VALUES ()" in both(tmp_path, data, ["-v"], False)[1][0]

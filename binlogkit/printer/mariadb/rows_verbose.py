@@ -256,13 +256,14 @@ def event_plan(table_map, kind, cols, cols_ai, width, verbose):
 def print_verbose_reference(table_map, body, verbose):
     """print_verbose, one value at a time (the reference for the compiled path)."""
     command, clause1, clause2 = COMMANDS[body.kind]
-    if table_map is None:
+    empty_write = body.kind == "write" and not body.rows
+    if table_map is None:       # nothing counted, not even an empty write (without -v: one)
         return VerboseResult(b"### Row event for unknown table #%d" % body.table_id, 0, None)
     name = comment_safe(backtick(table_map.db) + b"." + backtick(table_map.table))
     data = body.rows
     end = len(data)
-    if body.kind == "write" and not end:
-        return VerboseResult(b"### INSERT INTO " + name + b" VALUES ()\n", 0, None)
+    if empty_write:             # "VALUES ()": one row counted
+        return VerboseResult(b"### INSERT INTO " + name + b" VALUES ()\n", 1, None)
     out = []
     rows = 0
     pos = 0
