@@ -132,6 +132,23 @@ CRAFTED = {
     "query_db_starting_with_nul": (2, struct.pack("<IIBHH", 1, 0, 2, 0, 0) + b"\0x\0SELECT 1"),
     "query_db_length_too_short": (2, struct.pack("<IIBHH", 1, 0, 0, 0, 0) + b"\x18SELECT 1"),
     "query_db_length_cuts_name": (2, struct.pack("<IIBHH", 1, 0, 1, 0, 0) + b"db\0SELECT 1"),
+    # User_var: a value of a type it does not print leaves only the name; a DECIMAL whose
+    # digit groups bin2decimal refuses prints 0, a leading group up to 10x its range its
+    # low digits
+    "user_var_row_result": (14, struct.pack("<I", 3) + b"abc\0\x03" + struct.pack("<II", 33, 8)
+                            + bytes(8) + b"\0"),
+    "user_var_type_9": (14, struct.pack("<I", 3) + b"abc\0\x09" + struct.pack("<II", 33, 8)
+                        + bytes(8) + b"\0"),
+    **{f"user_var_decimal_{name}": (14, struct.pack("<I", 3) + b"abc\0\x04"
+                                    + struct.pack("<II", 33, 2 + len(digits)) + bytes([p, s])
+                                    + digits + b"\0")
+       for name, p, s, digits in [
+           ("ok", 5, 0, (99999 | 0x800000).to_bytes(3, "big")),
+           ("lead_10x", 5, 0, (100000 | 0x800000).to_bytes(3, "big")),
+           ("lead_past", 5, 0, (1000000 | 0x800000).to_bytes(3, "big")),
+           ("group_past", 9, 0, (1000000000 | 0x80000000).to_bytes(4, "big")),
+           ("frac_past", 4, 2, bytes([0x80 | 12, 100])),
+           ("negative_zeroes", 4, 2, bytes([0x7F, 0xFF]))]},
     "table_map_name_with_nul": (19, struct.pack("<IHH", 9, 0, 1) + b"\x02tz\0" + b"\x04ev\0x\0"
                                 + b"\x01\x03\x00\x01"),
 }

@@ -6,7 +6,7 @@ is there; the `_py` functions are the reference it is tested against.
 """
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
-from binlogkit.binlog.decimal import decimal_to_text
+from binlogkit.binlog.decimal import decimal_to_text, user_decimal_to_text
 from binlogkit.printer.safety import comment_safe
 
 # Incident_log_event::description_text (both tools know these two)
@@ -62,7 +62,7 @@ def user_var_value(body, collations, hex_string):
         return b":=%d" % int.from_bytes(body.value[:8].ljust(8, b"\0"), "little",
                                         signed=not body.flags & L.USER_VAR_UNSIGNED_F)
     if body.value_type == L.DECIMAL_RESULT:
-        return b":=" + decimal_to_text(body.value[2:], body.value[0], body.value[1])
+        return b":=" + user_decimal_to_text(body.value[2:], body.value[0], body.value[1])
     if body.value_type == L.STRING_RESULT:
         info = collations.get(body.charset)
         if not info:

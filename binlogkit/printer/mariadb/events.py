@@ -303,8 +303,10 @@ def user_var_value(body):
 
 
 def print_user_var(p, raw, body):
-    _simple(p, raw, b"\tUser_var\n", b"SET @" + backtick(body.name) + user_var_value(body)
-            + p.state.delimiter + b"\n")
+    text = user_var_value(body)
+    # a value of no type it prints (ROW_RESULT, or damaged): nothing after the name at all
+    end = b"" if not text else p.state.delimiter + b"\n"
+    _simple(p, raw, b"\tUser_var\n", b"SET @" + backtick(body.name) + text + end)
 
 
 # -- control events ----------------------------------------------------------------------
