@@ -149,6 +149,9 @@ CRAFTED = {
            ("group_past", 9, 0, (1000000000 | 0x80000000).to_bytes(4, "big")),
            ("frac_past", 4, 2, bytes([0x80 | 12, 100])),
            ("negative_zeroes", 4, 2, bytes([0x7F, 0xFF]))]},
+    # Q_UPDATED_DB_NAMES (12) is MySQL's: mariadb-binlog reads no status variable after it
+    "query_updated_db_names_first": (2, struct.pack("<IIBHH", 1, 0, 1, 0, 10) + b"\x0c\x01db\0"
+                                     + b"\x00" + struct.pack("<I", 0x80000) + b"d\0SELECT 1"),
     "table_map_name_with_nul": (19, struct.pack("<IHH", 9, 0, 1) + b"\x02tz\0" + b"\x04ev\0x\0"
                                 + b"\x01\x03\x00\x01"),
 }

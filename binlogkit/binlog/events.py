@@ -177,7 +177,7 @@ class QueryBody:
 # Query status variables only MySQL writes: MariaDB's Query_log_event stops reading status
 # variables at the first of them (so mariadb-binlog shows neither MySQL's microseconds nor its
 # DDL xid); binlogkit reads on, and keeps in extra["mariadb_view"] what MariaDB had read by then
-MYSQL_ONLY_STATUS_CODES = frozenset(range(L.Q_MICROSECONDS, L.Q_DEFAULT_TABLE_ENCRYPTION + 1))
+MYSQL_ONLY_STATUS_CODES = frozenset(range(L.Q_UPDATED_DB_NAMES, L.Q_DEFAULT_TABLE_ENCRYPTION + 1))
 _STATUS_FIELDS = ("flags2", "sql_mode", "auto_increment_increment", "auto_increment_offset",
                   "charset", "time_zone", "lc_time_names", "charset_database", "when_sec_part",
                   "xid", "catalog", "table_map_for_update", "invoker_user", "invoker_host",
