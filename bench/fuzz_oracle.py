@@ -53,9 +53,12 @@ def mutate(rnd, data):
 
 
 def run(cmd, path):
-    env = {**os.environ, "TZ": "UTC"}
-    r = subprocess.run([*cmd, str(path)], capture_output=True, env=env, cwd=path.parent)
-    return r.stdout, r.returncode
+    """(stdout, exit status); LOAD DATA temp files go to a directory of their own (both
+    tools name theirs SQL_LOAD_MB-<id>-<n> in TMPDIR), its name masked."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "TZ": "UTC", "TMPDIR": tmp}
+        r = subprocess.run([*cmd, str(path)], capture_output=True, env=env, cwd=path.parent)
+        return r.stdout.replace(tmp.encode(), b"TMPDIR"), r.returncode
 
 
 def main():
