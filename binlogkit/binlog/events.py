@@ -316,9 +316,10 @@ def _decode_query_common(data, raw, fde, extra_post_header=0):
     # the name as both tools print it: the C string where it starts, which ends at the NUL
     # after db_len bytes in a sound event (or before, or after, in a damaged one); the
     # db_len + 1 bytes there are what they compare with the last name printed
-    rest = bytes(data[db_start:])
-    body.db = rest.split(b"\0", 1)[0]
-    body.db_key = rest[:db_len + 1]
+    key = bytes(data[db_start:db_start + db_len + 1])
+    nul = key.find(b"\0")
+    body.db = key[:nul] if nul >= 0 else bytes(data[db_start:]).split(b"\0", 1)[0]
+    body.db_key = key
     return body, db_start + db_len + 1
 
 
