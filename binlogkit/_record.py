@@ -111,20 +111,18 @@ def _frozen_delattr(self, name):
 
 
 def _init_source(specs, frozen, env):
-    """`__init__`'s source: the only generated method (the hot one)."""
+    """`__init__`'s source: the only generated method (the hot one); the field order
+    was checked when the class was built (_check_order)."""
     params, body = [], []
-    seen_default = False
     for name, spec in specs.items():
         if spec.default is not _MISSING:
             env[f"_d_{name}"] = spec.default
             params.append(f"{name}=_d_{name}")
-            value, seen_default = name, True
+            value = name
         elif spec.default_factory is not _MISSING:
             env[f"_f_{name}"] = spec.default_factory
             params.append(f"{name}=_MISSING")
-            value, seen_default = f"_f_{name}() if {name} is _MISSING else {name}", True
-        elif seen_default:
-            raise TypeError(f"non-default argument {name!r} follows default argument")
+            value = f"_f_{name}() if {name} is _MISSING else {name}"
         else:
             params.append(name)
             value = name

@@ -162,14 +162,6 @@ def remember_db(st, body):
     st.db = body.db
 
 
-def _different_db(st, body):
-    """db_differs, and the name remembered when it does."""
-    if not db_differs(st, db_key(body)):
-        return False
-    remember_db(st, body)
-    return True
-
-
 def print_query_header(p, raw, body, out):
     """Query_log_event::print_query_header."""
     st, d = p.state, p.state.delimiter
@@ -182,7 +174,8 @@ def print_query_header(p, raw, body, out):
         if not is_trans_keyword(body.query, bool(st.gtid_ev_flags2 & (L.FL_PREPARED_XA | L.FL_COMPLETED_XA))):
             st.db = b""
             st.db_buf[0] = 0
-    elif _different_db(st, body):
+    elif db_differs(st, db_key(body)):
+        remember_db(st, body)
         if body.db:
             out.append(b"use %s%s\n" % (backtick(body.db), d))
     if body.when_sec_part and body.when_sec_part <= 999999:
