@@ -132,14 +132,16 @@ class MariaDBServer:
         if r.returncode != 0:
             raise RuntimeError(f"mariadb-install-db failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
 
-    def _start_mariadbd(self, mariadbd: str) -> None:
+    def _server_command(self, mariadbd: str) -> list[str]:
         cmd = [mariadbd, "--no-defaults", f"--datadir={self.datadir}",
                f"--socket={self.socket}", f"--pid-file={self.pid_file}",
                *self._network_options(), "--user=root", f"--log-error={self.error_log}",
                f"--tmpdir={self.tmpdir}", "--innodb-buffer-pool-size=32M",
                "--innodb-log-file-size=16M"]
-        cmd += [_opt(k, v) for k, v in self.options.items()]
-        self.proc = subprocess.Popen(cmd, env={**self.env, **self.server_env},
+        return cmd + [_opt(k, v) for k, v in self.options.items()]
+
+    def _start_mariadbd(self, mariadbd: str) -> None:
+        self.proc = subprocess.Popen(self._server_command(mariadbd), env={**self.env, **self.server_env},
                                      stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + self.startup_timeout

@@ -1,0 +1,26 @@
+"""The MySQL 9.7 harness itself: start, SQL, binlogs, mysqlbinlog, restart and kill."""
+from mysql_server import MySQLServer, in_root, mysqlbinlog, needs_mysql
+
+pytestmark = needs_mysql
+
+
+def test_server_writes_binlogs_the_real_mysqlbinlog_reads():
+    with MySQLServer(options={"gtid_mode": "ON", "enforce_gtid_consistency": "ON"}, port=0) as srv:
+        assert srv.sql("SELECT VERSION()").startswith("9.")
+        srv.sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY); "
+                "INSERT INTO d.t VALUES (1); FLUSH BINARY LOGS; INSERT INTO d.t VALUES (2);")
+        files = srv.binlog_files()
+        assert [f.name for f in files] == ["binlog.000001", "binlog.000002"]
+        r = mysqlbinlog([in_root(f) for f in files], "-v", text=True)
+        assert r.returncode == 0, r.stderr
+        assert "### INSERT INTO `d`.`t`" in r.stdout and "@1=2" in r.stdout
+        with srv.connect(host="127.0.0.1", port=srv.port, unix_socket=None) as conn:
+            with conn.cursor() as cur:
+                cur.execute("SELECT COUNT(*) FROM d.t")
+                assert cur.fetchone() == (2,)
+        srv.restart()          # a clean shutdown closes binlog.000002 with a Stop event
+        srv.kill()             # SIGKILL leaves binlog.000003 in use
+        srv.start()
+        names = [f.name for f in srv.binlog_files()]
+        assert names == [f"binlog.00000{i}" for i in range(1, 5)]
+        assert srv.sql("SELECT COUNT(*) FROM d.t").strip() == "2"
