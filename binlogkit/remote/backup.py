@@ -22,8 +22,9 @@ from binlogkit.errors import BinlogError, BinlogkitError
 from binlogkit.remote.framer import ReceivedEvents
 from binlogkit.remote.groups import GroupTracker
 from binlogkit.remote.localcopy import LocalCopy, resume_point
+from binlogkit.remote.gtids import GtidAccumulator
 from binlogkit.remote.protocol import (
-    ER_MASTER_FATAL_ERROR_READING_BINLOG, ConnectionLost, DumpStream, ServerError,
+    CR_SERVER_LOST, ER_MASTER_FATAL_ERROR_READING_BINLOG, ConnectionLost, DumpStream, ServerError,
 )
 
 
@@ -50,10 +51,11 @@ class RawBackup:
         self.server_id = (server_id or 1) if stop_never else server_id
         self.retries = retries if retries is not None else (None if stop_never else 0)
         # MySQL's BINLOG-DUMP-GTIDS: the copy lacks the transactions of the set, so it
-        # is not the server's file and cannot be resumed by position: no reconnects
-        self.gtid_set = gtid_set
-        if gtid_set is not None:
-            self.retries = 0
+        # is not the server's file and is not resumed by position: each reconnect asks
+        # for what is neither in the set nor in the copy (COM_BINLOG_DUMP_GTID)
+        self.gtids = None if gtid_set is None else GtidAccumulator(gtid_set)
+        self.gtid_pending = None
+        self.mysql = False
         self.heartbeat = heartbeat if heartbeat is not None else (5.0 if stop_never else None)
         self.status = status            # callable(copy, events) for a progress line, or None
         self.notice = notice or (lambda message: None)
@@ -122,8 +124,10 @@ class RawBackup:
             raise ConnectionLost(exc.message, exc.errno) from None
         self.connected = True
         try:
+            self.mysql = stream.is_mysql()
             stream.start(logname, position, blocking=self.stop_never, server_id=self.server_id,
-                         heartbeat=self.heartbeat, gtid_set=self.gtid_set)
+                         heartbeat=self.heartbeat, gtid_set=self._gtid_request(),
+                         mysql=self.mysql)
             return self._receive(stream, logname, position)
         except ServerError as exc:
             if exc.errno == ER_MASTER_FATAL_ERROR_READING_BINLOG:
@@ -136,12 +140,12 @@ class RawBackup:
 
     def _receive(self, stream, logname, position):
         framer = ReceivedEvents(logname, verify_checksum=True)
-        resuming = position > L.BIN_LOG_HEADER_SIZE
+        resuming = position > L.BIN_LOG_HEADER_SIZE or self.gtids is not None and self.copy
         groups = GroupTracker()
         resume_encryption = False
         for data in stream.events():
             type_code = data[4]
-            if type_code == L.HEARTBEAT_LOG_EVENT:
+            if type_code in _HEARTBEATS:        # MySQL v1 or v2, MariaDB: never in the file
                 self._check_history()
                 self._show()
                 continue
@@ -156,14 +160,31 @@ class RawBackup:
             if type_code == L.FORMAT_DESCRIPTION_EVENT and resuming:
                 self.copy.check_same_log(raw)
                 resume_encryption = True
-                resuming = False
+                resuming = self.gtids is not None      # GTID mode: the log is sent again
                 continue
             if resume_encryption:       # an encrypted log's Start_encryption, sent again
                 resume_encryption = False     # (log_pos 0) when a dump starts inside it
                 if type_code == L.START_ENCRYPTION_EVENT and raw.log_pos == 0:
                     continue
+            if raw.flags & L.LOG_EVENT_ARTIFICIAL_F:
+                continue        # made up by the dump (MySQL), not in the server's file
+            if resuming:        # GTID mode: what the copy has, sent again, is skipped
+                if raw.log_pos and raw.log_pos <= self.copy.server_end:
+                    continue
+                resuming = False
             self._append(raw, framer, groups)
+        if self.stop_never:     # a blocking dump never ends: the server went away
+            raise ConnectionLost("the server ended the dump (shutdown)", CR_SERVER_LOST)
         return True         # EOF of a non-blocking dump
+
+    def _gtid_request(self):
+        return None if self.gtids is None else self.gtids.encoded()
+
+    def _gtid_done(self):
+        """A group ended: its GTID is in the copy (GTID mode)."""
+        body, self.gtid_pending = self.gtid_pending, None
+        if body is not None and body.type_code != L.ANONYMOUS_GTID_LOG_EVENT:
+            self.gtids.add(body.sid, body.tag, body.gno)
 
     def _switch(self, name, requested, resuming):
         """A fake Rotate naming `name`: open (or go on with) its copy."""
@@ -194,8 +215,11 @@ class RawBackup:
         self.events += 1
         self.received += 1
         self.last_when = raw.when
+        if self.gtids is not None and raw.type_code in _GTID_TYPES:
+            self.gtid_pending = decode_event(raw, framer.fde)
         if groups.feed_event(raw, framer.fde):
-            copy.group_done()
+            copy.group_done(raw.log_pos)
+            self._gtid_done()
             if raw.type_code in (L.ROTATE_EVENT, L.STOP_EVENT):
                 copy.finish_closed(raw.type_code)
         self._show()
@@ -238,6 +262,8 @@ class RawBackup:
             self.status(self)
 
 
+_HEARTBEATS = frozenset({L.HEARTBEAT_LOG_EVENT, L.HEARTBEAT_LOG_EVENT_V2})
+_GTID_TYPES = frozenset({L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT, L.GTID_TAGGED_LOG_EVENT})
 _NO_PRIVILEGE = frozenset({1044, 1045, 1142, 1227})
 ER_SLAVE_SAME_ID = 4052         # "A slave with the same server_uuid/server_id is already connected"
 

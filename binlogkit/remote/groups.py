@@ -11,6 +11,7 @@ from binlogkit.binlog.events import decode_event
 _GROUP_END_QUERIES = (b"COMMIT", b"ROLLBACK", b"XA COMMIT", b"XA ROLLBACK")
 # the events whose bodies say where a group starts or ends
 _DECODED = frozenset({L.GTID_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT})
+_MYSQL_GTIDS = frozenset({L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT, L.GTID_TAGGED_LOG_EVENT})
 
 
 class GroupTracker:
@@ -35,7 +36,7 @@ class GroupTracker:
             self.in_group = not body.flags2 & L.FL_STANDALONE
             self.single_pending = not self.in_group
             return False
-        if type_code in (L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT):
+        if type_code in _MYSQL_GTIDS:
             self.mysql_gtid_pending = True
             return False
         if type_code in (L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT):

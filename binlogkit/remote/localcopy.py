@@ -33,6 +33,7 @@ class LocalCopy:
         self.size = size            # bytes written and pending
         self.disk_size = size
         self.safe_end = size
+        self.server_end = size      # the server's offset after the last complete group
         self.pending = []
         self.fde = fde              # the format description event as the server sent it
         self.ended_by = None        # ROTATE_EVENT / STOP_EVENT once complete
@@ -96,9 +97,12 @@ class LocalCopy:
             raise CopyError(f"Could not write into log file '{self.path}' ({exc.strerror})") from None
         self.disk_size += len(data)
 
-    def group_done(self):
+    def group_done(self, log_pos=0):
+        """The events added so far end a group (`log_pos`: the last one's end in the
+        server's file, which differs from the copy's when a GTID dump left some out)."""
         self.write_pending()
         self.safe_end = self.size
+        self.server_end = log_pos or self.size
 
     def discard_pending(self):
         """Forget what follows the last complete group (also on disk)."""
@@ -111,7 +115,6 @@ class LocalCopy:
     def finish_closed(self, type_code):
         """A Rotate or Stop event ended the log: the server closed its file and
         cleared the in-use flag; so does the copy."""
-        self.group_done()
         self.ended_by = type_code
         if self.fde is not None:
             os.pwrite(self.fd, bytes((self.fde[L.FLAGS_OFFSET],)), FDE_FLAGS_AT)

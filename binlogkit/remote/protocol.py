@@ -63,30 +63,44 @@ class DumpStream:
         except Exception as exc:  # pymysql.MySQLError or OSError
             raise _server_error(exc) from None
 
-    def prepare(self, *, checksum="NONE", gtid_state=None, heartbeat=None):
-        """What mariadb-binlog says before its dump: checksum awareness, the
-        capability (GTID events as they are), a GTID start."""
+    def prepare(self, *, checksum="NONE", gtid_state=None, heartbeat=None, mysql=False):
+        """What mariadb-binlog (mysqlbinlog for `mysql`) says before its dump:
+        checksum awareness, on MariaDB the capability (GTID events as they are)
+        and a GTID start, a heartbeat period if asked for."""
         self.query(f"SET @master_binlog_checksum='{checksum}'")
-        self.query(f"SET @mariadb_slave_capability={MARIA_SLAVE_CAPABILITY_MINE}")
+        if not mysql:
+            self.query(f"SET @mariadb_slave_capability={MARIA_SLAVE_CAPABILITY_MINE}")
         if heartbeat:
-            self.query(f"SET @master_heartbeat_period={int(heartbeat * 1e9)}")
+            period = int(heartbeat * 1e9)
+            self.query(f"SET @master_heartbeat_period={period}")
+            if mysql:       # 8.0.26+ reads the new name first
+                self.query(f"SET @source_heartbeat_period={period}")
         if gtid_state is not None:
             self.query(f"SET @slave_connect_state='{gtid_state}'")
 
     def start(self, logname, position, *, blocking=False, server_id=0, annotate=True,
-              gtid_state=None, heartbeat=None, gtid_set=None):
+              gtid_state=None, heartbeat=None, gtid_set=None, mysql=False):
         """prepare() and request() as mariadb-binlog does: annotations asked for unless
         left out, a non-blocking dump unless `blocking` (--stop-never).  With
         `gtid_set` (an encoded MySQL GTID set) the dump is COM_BINLOG_DUMP_GTID
-        leaving those transactions out, as mysqlbinlog's BINLOG-DUMP-GTIDS."""
-        self.prepare(gtid_state=gtid_state, heartbeat=heartbeat)
+        leaving those transactions out, as mysqlbinlog's BINLOG-DUMP-GTIDS.
+
+        The flags mean different things per server: 2 is MariaDB's "send
+        Annotate_rows" but MySQL's "v2 heartbeats" (USE_HEARTBEAT_EVENT_V2), so a
+        MySQL dump (`mysql`) never sets it, as mysqlbinlog does not."""
+        self.prepare(gtid_state=gtid_state, heartbeat=heartbeat, mysql=mysql)
         block = 0 if blocking else BINLOG_DUMP_NON_BLOCK
         if gtid_set is not None:
             self.request_gtid(logname, position, gtid_set, server_id=server_id, flags=block)
         else:
+            annotate = annotate and not mysql
             flags = (BINLOG_SEND_ANNOTATE_ROWS_EVENT if annotate else 0) | block
             self.request(logname, position, server_id=server_id, flags=flags)
         return self
+
+    def is_mysql(self):
+        """True for a MySQL server (SELECT VERSION() without 'MariaDB')."""
+        return "mariadb" not in str(self.server_version()).lower()
 
     def server_version(self):
         return self.query("SELECT VERSION()")[0][0]
