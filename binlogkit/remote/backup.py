@@ -194,7 +194,7 @@ class RawBackup:
         if copy is not None:
             if not self.to_last_log:
                 return False
-            copy.finish_crashed()
+            copy.finish_crashed(recovered=self.mysql)
         elif name != requested and not self.to_last_log:
             return False
         self.previous = copy

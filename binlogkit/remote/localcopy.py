@@ -131,9 +131,14 @@ class LocalCopy:
         finally:
             os.close(fd)
 
-    def finish_crashed(self):
+    def finish_crashed(self, recovered=False):
         """The server went on with another log without ending this one: the copy
-        keeps what was complete, and the in-use flag, as the server's file."""
+        keeps what was complete, and the in-use flag, as the server's file (MariaDB);
+        `recovered`: the server cleared the flag when it recovered the log at its
+        restart, as MySQL does, and so does the copy."""
+        if recovered and self.fd is not None and self.fde is not None:
+            self.discard_pending()
+            os.pwrite(self.fd, bytes((self.fde[L.FLAGS_OFFSET],)), FDE_FLAGS_AT)
         self.close()
 
     def close(self):
