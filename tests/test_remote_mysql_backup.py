@@ -93,8 +93,9 @@ def sha(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def start_backup(srv, target, first, *extra):
-    cmd = [sys.executable, "-m", "binlogkit", "print", "-R", "--raw", "--stop-never",
+def start_backup(srv, target, first, *extra, remote_option="-R"):
+    cmd = [sys.executable, "-m", "binlogkit", "print", *filter(None, [remote_option]), "--raw",
+           "--stop-never",
            f"--result-file={target}/", *socket_args(srv), *extra, first]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -243,7 +244,8 @@ def test_gtid_mode_backup_resumes(server, tmp_path):
     first = current_log(server)
     writer = Writer(server)
     writer.start()
-    proc = start_backup(server, tmp_path, first, "--read-from-remote-source=BINLOG-DUMP-GTIDS")
+    proc = start_backup(server, tmp_path, first, "--read-from-remote-source=BINLOG-DUMP-GTIDS",
+                        remote_option=None)
     try:
         time.sleep(2.0)
         assert kill_dump_threads(server) >= 1

@@ -173,6 +173,12 @@ def run_print(files, kw):
 def _run_print(files, kw):
     out = None
     try:
+        if (kw.get("read_from_remote_server")
+                and (kw.get("read_from_remote_source") or "").upper() == "BINLOG-DUMP-GTIDS"):
+            # mysqlbinlog 9.7 refuses the pair (the source option alone reads remotely)
+            raise BinlogkitError("The option read-from-remote-server cannot be used when "
+                                 "read-from-remote-source is defined and is not equal to "
+                                 "BINLOG-DUMP-NON-GTIDS")
         if kw.get("raw"):
             if not remote_requested(kw):
                 raise BinlogkitError("The --raw mode only works with --read-from-remote-server")

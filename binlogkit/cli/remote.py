@@ -38,13 +38,10 @@ def remote_source(kw, print_options):
     start_gtids = None
     if print_options.start_gtids is not None:
         start_gtids = ",".join("%d-%d-%d" % gtid for gtid in print_options.start_gtids)
-    if (kw.get("read_from_remote_source") or "").upper() == "BINLOG-DUMP-GTIDS":
-        raise BinlogkitError("--read-from-remote-source=BINLOG-DUMP-GTIDS needs a MySQL server; "
-                             "print -R prints MariaDB servers' binlogs")
     return RemoteSource(_connector(connect_options(kw)), to_last_log=kw.get("to_last_log"),
                         stop_never=kw.get("stop_never"), server_id=kw.get("connection_server_id") or 0,
                         skip_annotate_row_events=kw.get("skip_annotate_row_events"),
-                        start_gtids=start_gtids)
+                        start_gtids=start_gtids, gtid_set=_dump_gtid_set(kw))
 
 
 def run_raw(files, kw):

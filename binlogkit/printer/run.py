@@ -57,14 +57,23 @@ def print_job(job, out, warn=None, error=None):
 
 
 def print_remote_job(job, out, remote, warn=None, error=None):
-    """print -R: the flavor is the server's; `remote` is a printer.mariadb.remote.RemoteSource."""
+    """print -R: the flavor is the server's; `remote` is a printer.mariadb.remote.RemoteSource
+    (the MySQL printer uses its connection and dump settings)."""
     flavor = (job.flavor or "auto").lower()
     if flavor == "auto":
         flavor = "mariadb" if remote.server_is_mariadb() else "mysql"
-    if flavor != "mariadb":
-        raise BinlogkitError("print -R prints MariaDB servers' binlogs only; for a MySQL "
-                             "server use --raw and print the copied files")
-    dump(job.files, out, job.options, job.zone, warn=warn, error=error, remote=remote)
+    if flavor == "mariadb":
+        if remote.gtid_set is not None:
+            raise BinlogkitError("--read-from-remote-source=BINLOG-DUMP-GTIDS needs a MySQL "
+                                 "server")
+        dump(job.files, out, job.options, job.zone, warn=warn, error=error, remote=remote)
+        return
+    check_mysql_options(job)
+    from binlogkit.printer.mysql.driver import dump_mysql
+    from binlogkit.printer.mysql.gtidset import GtidFilter
+    gtids = GtidFilter.from_options(job.include_gtids, job.exclude_gtids, job.skip_gtids)
+    dump_mysql(job.files, out, job.options, job.zone, gtids, warn=warn, error=error,
+               remote=remote)
 
 
 def check_mysql_options(job):

@@ -99,7 +99,9 @@ class RawBackup:
                     self.notice(f"{exc}; fetching it again")
                 if self.copy is not None:
                     self.copy.discard_pending()
-                    if self.copy.fd is None:        # complete: ask for what follows it
+                    if self.gtids is not None:      # the server's offset (a GTID dump's
+                        logname, position = self.copy.name, self.copy.server_end  # copy lacks some)
+                    elif self.copy.fd is None:      # complete: ask for what follows it
                         logname, position = self.copy.name, self.copy.size
                     else:
                         logname, position = self.copy.name, self.copy.safe_end

@@ -19,7 +19,8 @@ class RemoteSource:
     """What `print -R` needs to know: where to connect and how to dump."""
 
     def __init__(self, connect, *, to_last_log=False, stop_never=False, server_id=0,
-                 skip_annotate_row_events=False, start_gtids=None, flush_each=None):
+                 skip_annotate_row_events=False, start_gtids=None, flush_each=None,
+                 gtid_set=None):
         self.connect = connect              # () -> authenticated pymysql connection
         self.stop_never = stop_never
         self.to_last_log = to_last_log or stop_never
@@ -27,6 +28,8 @@ class RemoteSource:
         self.skip_annotate_row_events = skip_annotate_row_events
         self.start_gtids = start_gtids      # "D-S-N,..." for @slave_connect_state
         self.flush_each = stop_never if flush_each is None else flush_each
+        # MySQL's BINLOG-DUMP-GTIDS: the encoded --exclude-gtids set (printer/mysql/remote.py)
+        self.gtid_set = gtid_set
 
     def server_is_mariadb(self):
         """From SELECT VERSION(); when the server cannot be reached, the dump

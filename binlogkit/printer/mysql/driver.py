@@ -20,6 +20,7 @@ from binlogkit.printer.mysql import gtid as G
 from binlogkit.printer.mysql import rows as RW
 from binlogkit.printer.mysql.fast import FastRows, fast_rows_eligible
 from binlogkit.printer.mysql.format import DEFAULT_FORMAT, mysql_format
+from binlogkit.printer.mysql.remote import RemoteDumpError, dump_remote_log
 from binlogkit.printer.mysql.state import MysqlState
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 
@@ -66,8 +67,9 @@ class MysqlPrinter(PrinterBase):
         self.flush_cache(st.footer)
 
     # -- main() and dump_multiple_logs() ------------------------------------------------
-    def dump_files(self, paths, streams=None):
-        """dump_multiple_logs; returns the BinlogError that ended it, or None."""
+    def dump_files(self, paths, streams=None, remote=None):
+        """dump_multiple_logs; returns the BinlogError that ended it, or None.
+        With `remote` (a RemoteSource) the paths are log names on a server."""
         st, opts = self.state, self.options
         self.write(b"DELIMITER /*!*/;\n")
         error = None
@@ -75,11 +77,13 @@ class MysqlPrinter(PrinterBase):
         for i, path in enumerate(paths):
             self.stop_position = opts.stop_position if i == len(paths) - 1 else (1 << 64) - 1
             try:
-                stream = streams.get(path) if streams else None
-                self.dump_file(path, start, stream)
+                if remote is not None:
+                    dump_remote_log(self, remote, path, start)
+                else:
+                    self.dump_file(path, start, streams.get(path) if streams else None)
             except StopDump:
                 break
-            except BinlogError as exc:
+            except (BinlogError, RemoteDumpError) as exc:
                 error = exc
                 break
             start = L.BIN_LOG_HEADER_SIZE
@@ -203,6 +207,18 @@ class MysqlPrinter(PrinterBase):
         return fdle, pos, event_start
 
     # -- deserialization (binlog_event_deserialize) ------------------------------------------
+    def start_remote_log(self):
+        """A dump starts: the format is the default until the server sends its own."""
+        self.file_format = DEFAULT_FORMAT
+        self.file_flags = 0
+
+    def decode_remote(self, ev, reader):
+        """decode() of a received event: dump_remote_log_entries' words for a refused one."""
+        try:
+            return self.decode(ev, reader)
+        except D.ReadError as exc:
+            raise RemoteDumpError(f"Could not construct log event object: {exc.text}") from None
+
     def decode(self, ev, reader=None):
         """The event body; D.ReadError for what mysqlbinlog 8.0 cannot deserialize."""
         t = ev.type_code
@@ -477,18 +493,22 @@ PRINTERS = {
 }
 
 
-def dump_mysql(paths, out, options, zone, gtids, warn=None, error=None, streams=None):
-    """Print `paths` like mysqlbinlog 8.0; raises BinlogError after the text on failure."""
+def dump_mysql(paths, out, options, zone, gtids, warn=None, error=None, streams=None,
+               remote=None):
+    """Print `paths` like mysqlbinlog 8.0 (with `remote`: log names on a server, as
+    mysqlbinlog -R); raises BinlogError after the text on failure."""
     printer = MysqlPrinter(out, options, zone, gtids, warn or (lambda msg: None))
     printer.error = error or (lambda msg: None)
     if options.short_form:
         printer.warn("--short-form is deprecated and will be removed in a future version\n")
     printer.preamble()
     try:
-        error = printer.dump_files(paths, streams)
+        error = printer.dump_files(paths, streams, remote)
         printer.postamble()
     finally:
         printer.flush()
+    if isinstance(error, RemoteDumpError):
+        raise error
     if error is not None:
         raise BinlogError(error.message, path=printer.display_name or None, offset=error.offset,
                           type_code=error.type_code)
