@@ -306,3 +306,48 @@ def test_reset_while_copying(server, tmp_path):
     assert proc.returncode == 1, err
     lines = [line for line in err.decode().splitlines() if line.startswith("ERROR:")]
     assert len(lines) == 1 and ("reset" in lines[0] or "purged" in lines[0]), err.decode()
+
+
+def test_gtid_mode_backup_with_excluded_gtids_matches_mysqlbinlog(server, tmp_path):
+    """BINLOG-DUMP-GTIDS with --exclude-gtids: the copies lack the excluded
+    transactions, so they are not the server's files; through KILLs of the dump
+    thread and a FLUSH, every closed copy is the one mysqlbinlog 9.7.4 makes in the
+    same mode without faults."""
+    uuid = server.sql("SELECT @@server_uuid").strip()
+    executed = server.sql("SELECT @@gtid_executed").strip().replace("\n", "")
+    last = int(executed.split(":")[-1].split("-")[-1])
+    exclude = f"{uuid}:{last + 3}-{last + 7}:{last + 40}-{last + 60}"
+    first = current_log(server)
+    gtid_args = ["--read-from-remote-source=BINLOG-DUMP-GTIDS", f"--exclude-gtids={exclude}"]
+    writer = Writer(server, pace=0.02)
+    writer.start()
+    proc = start_backup(server, tmp_path, first, *gtid_args, remote_option=None)
+    try:
+        time.sleep(2.0)
+        assert kill_dump_threads(server) >= 1
+        time.sleep(1.0)
+        server.sql("FLUSH BINARY LOGS;")
+        time.sleep(1.0)
+        kill_dump_threads(server)
+        time.sleep(1.0)
+    finally:
+        writer.stop()
+    assert writer.commits > 60
+    server.sql("FLUSH BINARY LOGS;")
+    time.sleep(2.0)
+    code, err = stop_backup(proc)
+    assert code == 0, err
+    assert "reconnecting" in err
+    anchor = root_tempdir("binlogkit-gtid-anchor-")
+    real = mysqlbinlog_popen(*gtid_args, "--raw", "--to-last-log", *root_socket_args(server),
+                             f"--result-file={server.r(anchor)}/", first,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, real_err = real.communicate(timeout=120)
+    assert real.returncode == 0, real_err
+    closed = sorted(p.name for p in anchor.iterdir())[:-1]
+    assert len(closed) >= 2
+    for name in closed:
+        theirs, mine = anchor / name, tmp_path / name
+        assert mine.read_bytes() == theirs.read_bytes(), f"{name}: {first_difference(mine, theirs)}"
+    assert any(len((anchor / name).read_bytes()) < len((server.datadir / name).read_bytes())
+               for name in closed), "nothing was excluded"
