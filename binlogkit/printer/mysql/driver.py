@@ -155,6 +155,12 @@ class MysqlPrinter(PrinterBase):
             if fdle is not None:
                 self.process_event(*fdle, event_start)
             pos = max(pos, start_position)
+        self.event_loop(reader, pos)
+
+    def event_loop(self, reader, pos):
+        """process_event() for every event the reader has from `pos` on, whole row
+        statements through the C printer where it may (a file, or a batch of
+        received events held by a remote.framer.ReceivedEvents)."""
         fast = self.fast
         while True:
             if fast is not None:

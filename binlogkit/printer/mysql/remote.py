@@ -65,27 +65,73 @@ def _open(source, logname, start_position):
 
 def _receive(printer, source, reader, stream, logname, start_position):
     old_off = start_position
-    flush = source.stop_never
-    for data in stream.events():
-        type_code = data[4]
-        if type_code in _HEARTBEATS:
-            continue
-        raw = reader.frame(data, old_off)
-        body = printer.decode_remote(raw, reader)
-        advance = True
-        if type_code == L.ROTATE_EVENT and raw.when == 0:
-            if not source.to_last_log:
-                if bytes(body.new_log_ident) != logname:
-                    return
+    batch = _Batch(printer, reader, 1 if source.stop_never else BATCH_BYTES)
+    try:
+        for data in stream.events():
+            type_code = data[4]
+            if type_code not in _SPECIAL:
+                batch.add(data, old_off)        # numbered as in the file: each adds its size
+                old_off += len(data)
                 continue
-            old_off = raw.pos = start_position
-            advance = False
-        elif type_code == L.FORMAT_DESCRIPTION_EVENT and old_off != L.BIN_LOG_HEADER_SIZE:
-            advance = False
-        printer.process_event(raw, body, old_off)
-        if advance:
-            old_off += len(data)
-        if flush:
-            printer.flush()
-            printer.out.flush()
+            batch.flush()
+            if type_code in _HEARTBEATS:
+                continue
+            raw = reader.frame(data, old_off)
+            body = printer.decode_remote(raw, reader)
+            advance = True
+            if type_code == L.ROTATE_EVENT and raw.when == 0:
+                if not source.to_last_log:
+                    if bytes(body.new_log_ident) != logname:
+                        return
+                    continue
+                old_off = raw.pos = start_position
+                advance = False
+            elif type_code == L.FORMAT_DESCRIPTION_EVENT and old_off != L.BIN_LOG_HEADER_SIZE:
+                advance = False
+            printer.process_event(raw, body, old_off)
+            if advance:
+                old_off += len(data)
+            batch.shown()
+    finally:            # what arrived before an error is printed before it
+        batch.flush()
 
+
+# events the batches never hold: they are numbered apart, change the format, or are not printed
+_SPECIAL = frozenset({L.ROTATE_EVENT, L.FORMAT_DESCRIPTION_EVENT}) | _HEARTBEATS
+_OPEN_STATEMENT = frozenset({L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT, L.WRITE_ROWS_EVENT,
+                             L.UPDATE_ROWS_EVENT, L.DELETE_ROWS_EVENT, L.PARTIAL_UPDATE_ROWS_EVENT,
+                             L.WRITE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1})
+BATCH_BYTES = 1 << 18
+
+
+class _Batch:
+    """Received events walked together by the printer's event loop (and so by the C
+    row-statement printer), cut where no row statement is open; with --stop-never
+    (`limit` 1) each event is shown as it comes."""
+
+    def __init__(self, printer, reader, limit):
+        self.printer, self.reader, self.limit = printer, reader, limit
+        self.events, self.size, self.start = [], 0, 0
+
+    def add(self, data, pos):
+        if not self.events:
+            self.start = pos
+        self.events.append(data)
+        self.size += len(data)
+        if self.size >= self.limit and data[4] not in _OPEN_STATEMENT:
+            self.flush()
+
+    def flush(self):
+        if not self.events:
+            return
+        data = self.events[0] if len(self.events) == 1 else b"".join(self.events)
+        self.events, self.size = [], 0
+        self.reader.hold(data, self.start)
+        self.printer.event_loop(self.reader, self.start)
+        self.reader.hold(b"", self.start + len(data))
+        self.shown()
+
+    def shown(self):
+        if self.limit == 1:
+            self.printer.flush()
+            self.printer.out.flush()
