@@ -21,7 +21,7 @@ from binlogkit.binlog.events import decode_event
 from binlogkit.errors import BinlogError, BinlogkitError
 from binlogkit.remote.framer import ReceivedEvents
 from binlogkit.remote.groups import GroupTracker
-from binlogkit.remote.localcopy import LocalCopy, resume_point
+from binlogkit.remote.localcopy import LocalCopy, resume_point, scan_gtids
 from binlogkit.remote.gtids import GtidAccumulator
 from binlogkit.remote.protocol import (
     CR_SERVER_LOST, ER_MASTER_FATAL_ERROR_READING_BINLOG, ConnectionLost, DumpStream, ServerError,
@@ -76,6 +76,11 @@ class RawBackup:
         logname, position = resume_point(self.prefix, self.first_log, self.notice)
         if position > L.BIN_LOG_HEADER_SIZE:
             self.copy = LocalCopy.resume(self.prefix, logname, position)
+            if self.gtids is not None:      # what the earlier run copied is not asked again
+                copied, self.copy.server_end = scan_gtids(self.prefix, self.first_log, logname)
+                for sid, tag, gno in copied:
+                    self.gtids.add(sid, tag, gno)
+                position = self.copy.server_end
         failures = 0
         try:
             while True:

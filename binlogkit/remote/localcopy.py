@@ -239,3 +239,44 @@ def scan_copy(path):
     except BinlogkitError:
         pass                # a torn last event: the copy ends at safe_end
     return safe_end, next_log, stopped
+
+
+def scan_gtids(prefix, first_log, last_log):
+    """What a GTID-mode backup's earlier run copied: ([(sid, tag, gno)] of the complete
+    groups in the copies from `first_log` through their Rotate events to `last_log`,
+    the server's offset (log_pos) after the last complete group of `last_log`)."""
+    gtids, name, seen, server_end = [], first_log, set(), L.BIN_LOG_HEADER_SIZE
+    while name not in seen:
+        seen.add(name)
+        server_end, next_log = _scan_gtids_of(prefix + name, gtids)
+        if name == last_log or next_log is None:
+            break
+        name = next_log
+    return gtids, server_end
+
+
+def _scan_gtids_of(path, gtids):
+    groups = GroupTracker()
+    pending, server_end, next_log = None, L.BIN_LOG_HEADER_SIZE, None
+    try:
+        with BinlogReader(path) as reader:
+            reader.read_magic()
+            for raw in reader.events():
+                if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
+                    server_end = raw.log_pos or raw.pos + raw.event_size
+                    continue
+                if raw.type_code in _GTID_TYPES:
+                    pending = decode_event(raw, reader.fde)
+                if groups.feed_event(raw, reader.fde):
+                    server_end = raw.log_pos
+                    if pending is not None and pending.type_code != L.ANONYMOUS_GTID_LOG_EVENT:
+                        gtids.append((pending.sid, pending.tag, pending.gno))
+                    pending = None
+                    if raw.type_code == L.ROTATE_EVENT:
+                        next_log = decode_event(raw, reader.fde).new_log_ident.decode()
+    except (BinlogkitError, OSError):
+        pass                # a torn last event: the copy ends at its last complete group
+    return server_end, next_log
+
+
+_GTID_TYPES = frozenset({L.GTID_LOG_EVENT, L.GTID_TAGGED_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT})
