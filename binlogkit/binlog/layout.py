@@ -309,6 +309,7 @@ JSON_DIFF_REMOVE = 2
 NO_FOREIGN_KEY_CHECKS_F = 0x2
 RELAXED_UNIQUE_CHECKS_F = 0x4
 COMPLETE_ROWS_F = 0x8
+USE_SQL_FOREIGN_KEY_F = 0x10        # MySQL 9.x: foreign keys checked by the SQL layer
 
 # Table_map optional metadata field types (rows_event.h Optional_metadata_field_type)
 TM_SIGNEDNESS = 1

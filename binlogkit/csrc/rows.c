@@ -431,6 +431,27 @@ verbose_rows(const Fmt *f, Buf *tail, PyObject *table_map, int kind, const unsig
     return rc;
 }
 
+/* mysqlbinlog 9.x: every flag of a rows event by name (printer/mysql/rows.py
+ * rows_flags_text, the reference), nothing for none; at most ~120 bytes */
+static char *
+put_rows_flags(char *o, int flags)
+{
+    static const struct { int bit; const char *name; } known[] = {
+        {0x1, "STMT_END_F"}, {0x2, "NO_FOREIGN_KEY_CHECKS_F"}, {0x4, "RELAXED_UNIQUE_CHECKS_F"},
+        {0x10, "USE_SQL_FOREIGN_KEY_F"}, {0x8, "COMPLETE_ROWS_F"}};
+    if (!flags)
+        return o;
+    o = PUT_LIT(o, " flags:");
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (flags & known[i].bit) {
+            *o++ = ' ';
+            o = put_str(o, known[i].name, strlen(known[i].name));
+        }
+    if (flags & ~0x1f)
+        o += sprintf(o, " UNKNOWN_FLAG(0x%x)", flags & ~0x1f);
+    return o;
+}
+
 /* One Write/Update/Delete_rows (v1 or v2) event: 1 printed, 0 leave it to
  * Python, -1 error.  *rows accumulates the statement's row count. */
 static int
@@ -481,10 +502,12 @@ rows_event(const Fmt *f, Buf *head, Spans *body, Buf *tail, const unsigned char 
     *stmt_end = flags & STMT_END_F;
     if (bk_put_event_header(head, f, ev, size) < 0 || BUF_LIT(head, "\t") < 0
         || buf_put(head, name, strlen(name)) < 0
-        || BUF_LIT(head, ": table id ") < 0 || bk_buf_reserve(head, 64) < 0)
+        || BUF_LIT(head, ": table id ") < 0 || bk_buf_reserve(head, 192) < 0)
         return -1;
     char *o = put_u64(head->p + head->len, table_id);
-    if (*stmt_end)
+    if (f->mysql == 2)
+        o = put_rows_flags(o, flags);
+    else if (*stmt_end)
         o = PUT_LIT(o, " flags: STMT_END_F");
     *o++ = '\n';
     head->len = o - head->p;
@@ -670,7 +693,7 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *trx_list = NULL;
     Trx trx = {0};
     if (PyTuple_GET_SIZE(args[3]) == CTX_SIZE_MYSQL) {
-        f.mysql = PyLong_AsLong(f.ctx[CTX_FLAVOR]) == 1;
+        f.mysql = (int)PyLong_AsLong(f.ctx[CTX_FLAVOR]);     /* 1: 8.0's text, 2: 9.7's */
         f.fixed_pos = PyObject_IsTrue(f.ctx[CTX_FIXED_POS]);
         if (f.ctx[CTX_TRX_STATE] != Py_None) {
             trx_list = f.ctx[CTX_TRX_STATE];

@@ -36,6 +36,11 @@ class PrintOptions:
     disable_log_bin: bool = False
     set_charset: str = None
     print_table_metadata: bool = False
+    # MySQL: whose text, "8.0" (mysqlbinlog 8.0.41) or "9.7" (9.7.4); None: the first log's
+    # server says (9.x -> 9.7, older -> 8.0)
+    mysqlbinlog_version: str = None
+    idempotent: bool = False        # MySQL: -i, SET @@SESSION.RBR_EXEC_MODE=IDEMPOTENT first
+    require_row_format: bool = False    # MySQL: stop at what a row-format-only apply refuses
     # MariaDB 10.11 only (see gtid_filter.py, flashback.py)
     flashback: bool = False
     rewrite_db: tuple = ()          # ((from, to), ...) bytes pairs; the first match wins

@@ -42,6 +42,7 @@ class MysqlPrinter(PrinterBase):
     def __init__(self, out, options, zone, gtids, warn):
         super().__init__(out, options, zone)
         self.warn = warn
+        self.deferred_warnings = []         # said after the error that ended the dump
         self.gtids = gtids
         self.skip_gtids = gtids.skip
         # without GTID options shall_skip_gtids() can only answer "no"
@@ -56,6 +57,9 @@ class MysqlPrinter(PrinterBase):
         self.glob_format = DEFAULT_FORMAT   # glob_description_event
         self.display_name = ""
         self.print_table_metadata = options.print_table_metadata
+        # mysqlbinlog 9.7's text rather than 8.0.41's; auto: the first log's server decides
+        self.v9 = options.mysqlbinlog_version == "9.7"
+        self.auto_version = options.mysqlbinlog_version is None
         # whole row statements through the C printer, where it may (printer/mysql/fast.py)
         self.fast = FastRows(self) if fast_rows_eligible(options) else None
 
@@ -87,15 +91,17 @@ class MysqlPrinter(PrinterBase):
                 error = exc
                 break
             start = L.BIN_LOG_HEADER_SIZE
+        # the real tool says its error at once: warnings of the end come after it
+        warn = self.warn if error is None else self.deferred_warnings.append
         if self.buffered:
-            self.warn("The range of printed events ends with an Intvar_event, Rand_event or "
+            warn("The range of printed events ends with an Intvar_event, Rand_event or "
                       "User_var_event with no matching Query_log_event. This might be because "
                       "the last statement was not fully written to the log, or because you are "
                       "using a --stop-position or --stop-datetime that refers to an event in the "
                       "middle of a statement. The event(s) from the partial statement have not "
                       "been written to output. ")
         elif st.have_unflushed_events:
-            self.warn("The range of printed events ends with a row event or a table map event "
+            warn("The range of printed events ends with a row event or a table map event "
                       "that does not have the STMT_END_F flag set. This might be because the last "
                       "statement was not fully written to the log, or because you are using a "
                       "--stop-position or --stop-datetime that refers to an event in the middle "
@@ -374,6 +380,9 @@ def handle_append_block(p, ev, body, pos):
 
 def handle_format_description(p, ev, body, pos):
     st = p.state
+    if p.auto_version:
+        p.v9 = body.format.version_split[0] >= 9
+        p.auto_version = False
     if not ev.flags & L.LOG_EVENT_RELAY_LOG_F:
         p.glob_format = body.format
         if ev.log_pos > 0 and not p.is_first_fd:
@@ -516,5 +525,7 @@ def dump_mysql(paths, out, options, zone, gtids, warn=None, error=None, streams=
     if isinstance(error, RemoteDumpError):
         raise error
     if error is not None:
-        raise BinlogError(error.message, path=printer.display_name or None, offset=error.offset,
+        exc = BinlogError(error.message, path=printer.display_name or None, offset=error.offset,
                           type_code=error.type_code)
+        exc.warnings = printer.deferred_warnings
+        raise exc

@@ -209,8 +209,34 @@ def user_var_value(body):
 
 
 def print_user_var(p, ev, body):
-    _header_then(p, ev, b"\tUser_var\n", b"SET @" + backtick(body.name) + user_var_value(body)
-                 + p.state.delimiter + b"\n")
+    d = p.state.delimiter
+    statement = b"SET @" + backtick(body.name) + user_var_value(body) + d + b"\n"
+    if p.v9:
+        statement = _utf8mb3_switch(p.state, body) + statement + _charset_back(p.state)
+    _header_then(p, ev, b"\tUser_var\n", statement)
+
+
+UTF8MB3_GENERAL_CI = 33
+
+
+def _utf8mb3_switch(st, body):
+    """mysqlbinlog 9.x reads the name as utf8mb3: the client charset switched before the SET
+    (the connection collation stays the value's own for a number, utf8mb3's for a string)."""
+    connection = UTF8MB3_GENERAL_CI if body.value_type == L.STRING_RESULT else body.charset
+    return (b"/*!\\C utf8mb3 */%s\nSET @@session.character_set_client=33,"
+            b"@@session.collation_connection=%d,@@session.collation_server=33%s\n"
+            % (st.delimiter, connection, st.delimiter))
+
+
+def _charset_back(st):
+    """... and back to the charsets the last Query event printed."""
+    client = int.from_bytes(st.charset[0:2], "little")
+    info = COLLATIONS.get(client)
+    out = b"/*!\\C %s */%s\n" % (info[0].encode(), st.delimiter) if info else b""
+    return out + (b"SET @@session.character_set_client=%d,@@session.collation_connection=%d,"
+                  b"@@session.collation_server=%d%s\n" % (
+                      client, int.from_bytes(st.charset[2:4], "little"),
+                      int.from_bytes(st.charset[4:6], "little"), st.delimiter))
 
 
 def serialize_xid(xid):

@@ -32,6 +32,7 @@ from binlogkit.printer.state import BASE64_AUTO, BASE64_DECODE_ROWS
 from binlogkit.printer.text import backtick
 
 FLAVOR_MYSQL = 1
+FLAVOR_MYSQL97 = 2      # the context's flavor for mysqlbinlog 9.7's text (rows flags by name)
 # print_row_statements' ctx: where the transaction state sits, how long it is
 # (CTX_TRX_STATE, CTX_SIZE_MYSQL in csrc/speedups.h; tests/test_speedups_enums.py)
 CTX_TRX_STATE = 17
@@ -264,7 +265,7 @@ class FastRows:
         fingerprint = _fingerprint(st) if trx_on else None
         layout = (fmt.header_len, bytes(fmt.post_header_len))     # what decoding depends on
         glob = p.glob_format
-        key = (layout, has_crc, stop_position, fixed_pos, gipk, st.delimiter, fingerprint,
+        key = (layout, has_crc, stop_position, fixed_pos, gipk, p.v9, st.delimiter, fingerprint,
                glob.header_len, bytes(glob.post_header_len), glob.checksum_alg, glob.permutation)
         ctx = self._contexts.get(key)
         if ctx is not None:
@@ -310,7 +311,8 @@ class FastRows:
                      min(max(opts.stop_datetime, -(1 << 63)), (1 << 63) - 1),
                      st.delimiter, p._times, p.time_text, maps, table_map_miss, st.table_maps,
                      R.image_plan, opts.base64_output != BASE64_DECODE_ROWS, opts.verbose,
-                     c_text_plan if opts.verbose else None, FLAVOR_MYSQL, fixed_pos,
+                     c_text_plan if opts.verbose else None,
+                     FLAVOR_MYSQL97 if p.v9 else FLAVOR_MYSQL, fixed_pos,
                      self._trx if trx_on else None, gipk, queries, query_miss,
                      self._commit_times, self._commit_time_parts,
                      _decompressors() if trx_on and self._payloads_here(layout, has_crc, fixed_pos)

@@ -31,6 +31,27 @@ PRE_GA_ROWS_TYPES = frozenset({L.PRE_GA_WRITE_ROWS_EVENT, L.PRE_GA_UPDATE_ROWS_E
                                L.PRE_GA_DELETE_ROWS_EVENT})
 
 
+# Rows_log_event's flags as mysqlbinlog 9.x names them, in its order; other bits are
+# printed together as UNKNOWN_FLAG(0x..)
+ROWS_FLAG_NAMES = ((L.STMT_END_F, b"STMT_END_F"), (L.NO_FOREIGN_KEY_CHECKS_F, b"NO_FOREIGN_KEY_CHECKS_F"),
+                   (L.RELAXED_UNIQUE_CHECKS_F, b"RELAXED_UNIQUE_CHECKS_F"),
+                   (L.USE_SQL_FOREIGN_KEY_F, b"USE_SQL_FOREIGN_KEY_F"),
+                   (L.COMPLETE_ROWS_F, b"COMPLETE_ROWS_F"))
+KNOWN_ROWS_FLAGS = sum(bit for bit, _ in ROWS_FLAG_NAMES)
+
+
+def rows_flags_text(flags, v9):
+    """What follows 'table id N': 8.0 names STMT_END_F alone; 9.x names every flag."""
+    if not v9:
+        return b" flags: STMT_END_F" if flags & L.STMT_END_F else b""
+    if not flags:
+        return b""
+    names = [name for bit, name in ROWS_FLAG_NAMES if flags & bit]
+    if flags & ~KNOWN_ROWS_FLAGS:
+        names.append(b"UNKNOWN_FLAG(0x%x)" % (flags & ~KNOWN_ROWS_FLAGS))
+    return b" flags: " + b" ".join(names)
+
+
 def type_name(type_code):
     return TYPE_NAMES.get(type_code, b"Unknown").decode()
 
@@ -73,7 +94,7 @@ def print_rows(p, ev, body):
     stmt_end = body.stmt_end
     print_header(p, ev, st.head)
     st.head.append(b"\t%s: table id %d%s\n" % (TYPE_NAMES[ev.type_code], body.table_id,
-                                               b" flags: STMT_END_F" if stmt_end else b""))
+                                               rows_flags_text(body.flags, p.v9)))
     print_base64(p, ev, st.body, not stmt_end)
     if opts.verbose and ev.type_code not in PRE_GA_ROWS_TYPES:
         tm = st.table_maps.get(body.table_id)
