@@ -11,6 +11,7 @@ test_remote_print.py and test_remote_backup.py).
 import io
 import pathlib
 import struct
+import zlib
 
 import pytest
 
@@ -183,3 +184,51 @@ def _last_type(path):
         for raw in reader.events():
             last = raw.type_code
     return last
+
+
+MYSQL97 = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "mysql97"
+
+
+def _heartbeat(type_code, log_pos, name=b"binlog.000001"):
+    body = name if type_code == L.HEARTBEAT_LOG_EVENT else b"\x01\x0d" + name + b"\x02\x08" + bytes(8)
+    size = L.LOG_EVENT_HEADER_LEN + len(body) + 4
+    header = struct.pack("<IBIIIH", 0, type_code, 1, size, log_pos, L.LOG_EVENT_ARTIFICIAL_F)
+    return header + body + struct.pack("<I", zlib.crc32(header + body))
+
+
+@pytest.mark.parametrize("config", ["gtid_noblob_mixed"])
+def test_mysql_heartbeats_and_artificial_events_are_never_written(config, tmp_path):
+    """A MySQL dump with heartbeats of both kinds (27; 41, which flag 2 asks for) and
+    an artificial event between the file's events: the copy is the file, and the
+    request to a MySQL server leaves flag 2 (v2 heartbeats there, not annotations) unset."""
+    source = sorted((MYSQL97 / config).glob("binlog.0*"))[0]
+    packets = dump_packets(source, source.name)
+    mixed = packets[:3]
+    for packet in packets[3:-1]:
+        log_pos = struct.unpack_from("<I", packet, 1 + 13)[0]
+        mixed += [b"\0" + _heartbeat(L.HEARTBEAT_LOG_EVENT, log_pos), packet,
+                  b"\0" + _heartbeat(L.HEARTBEAT_LOG_EVENT_V2, log_pos)]
+    mixed.append(packets[-1])
+    conn = ReplayConnection(mixed)
+    backup = RawBackup(lambda: conn, source.name, prefix=f"{tmp_path}/")
+    backup.heartbeat_checks = False     # the replay has no SHOW BINARY LOGS to answer
+    backup.run()
+    copy, original = (tmp_path / source.name).read_bytes(), source.read_bytes()
+    assert copy[:21] + copy[22:] == original[:21] + original[22:]
+    (command, payload), = conn.commands
+    assert struct.unpack_from("<IH", payload)[1] & 2 == 0
+    assert not any("mariadb_slave_capability" in sql for sql in conn.queries)
+
+
+def test_a_stop_signal_is_not_taken_for_a_lost_connection(monkeypatch):
+    """SIGTERM raises the CLI's _Stopped; arriving during a connect (or a query) it
+    must end the backup, not be turned into a lost connection to retry."""
+    import pymysql
+    from binlogkit.cli.remote import _Stopped
+    from binlogkit.remote.connection import ConnectOptions, connect
+
+    def interrupted(**kw):
+        raise _Stopped()
+    monkeypatch.setattr(pymysql, "connect", interrupted)
+    with pytest.raises(_Stopped):
+        connect(ConnectOptions(socket="/nonexistent.sock"))

@@ -22,7 +22,7 @@ import pytest
 
 from mysql_server import needs_mysql
 from mysql_remote_server import (
-    root_socket_args, socket_args, start_mysql, tcp_args,
+    USER, root_socket_args, socket_args, start_mysql, tcp_args,
 )
 from binlogkit.lab.mysql_root import root_dir
 
@@ -207,3 +207,15 @@ def test_stop_never_until_a_stop_position(server):
     my_out, my_err = mine.communicate(timeout=60)
     assert mine.returncode == theirs.returncode == 0, (my_err, their_err)
     assert_same((their_out, 0), (my_out, 0), "--stop-never")
+
+
+def test_wrong_password(server):
+    """The server's flavor comes from its greeting when it cannot log in: mysqlbinlog's
+    preamble, then its error line, exit 1."""
+    args = ["-u", USER, "--password=wrong", server.names[0]]
+    theirs = real_tool(server, ["-R", "-S", server.r(server.socket), *args])
+    mine = binlogkit(["-R", "-S", str(server.socket), *args])
+    assert_same(theirs, mine, "wrong password")
+    assert mine[1] == 1 and b"PSEUDO_SLAVE_MODE" in mine[0]
+    assert mine[2].splitlines() == [line for line in theirs[2].splitlines()
+                                    if line.startswith(b"ERROR:")]

@@ -38,10 +38,13 @@ def remote_source(kw, print_options):
     start_gtids = None
     if print_options.start_gtids is not None:
         start_gtids = ",".join("%d-%d-%d" % gtid for gtid in print_options.start_gtids)
-    return RemoteSource(_connector(connect_options(kw)), to_last_log=kw.get("to_last_log"),
+    from binlogkit.remote.greeting import greeting_version
+    options = connect_options(kw)
+    return RemoteSource(_connector(options), to_last_log=kw.get("to_last_log"),
                         stop_never=kw.get("stop_never"), server_id=kw.get("connection_server_id") or 0,
                         skip_annotate_row_events=kw.get("skip_annotate_row_events"),
-                        start_gtids=start_gtids, gtid_set=_dump_gtid_set(kw))
+                        start_gtids=start_gtids, gtid_set=_dump_gtid_set(kw),
+                        greeting=lambda: greeting_version(options))
 
 
 def run_raw(files, kw):
@@ -82,8 +85,10 @@ def _dump_gtid_set(kw):
         raise BinlogkitError(f"Could not configure --exclude-gtids '{text}'") from None
 
 
-class _Stopped(Exception):
-    pass
+class _Stopped(BaseException):
+    """SIGTERM / SIGINT.  Not an Exception: the connection code turns any Exception
+    during a connect or query into a lost connection to retry, which swallowed a
+    SIGTERM arriving while the backup reconnected (it went on copying)."""
 
 
 class _StopOnSignal:

@@ -20,7 +20,7 @@ class RemoteSource:
 
     def __init__(self, connect, *, to_last_log=False, stop_never=False, server_id=0,
                  skip_annotate_row_events=False, start_gtids=None, flush_each=None,
-                 gtid_set=None):
+                 gtid_set=None, greeting=None):
         self.connect = connect              # () -> authenticated pymysql connection
         self.stop_never = stop_never
         self.to_last_log = to_last_log or stop_never
@@ -30,14 +30,17 @@ class RemoteSource:
         self.flush_each = stop_never if flush_each is None else flush_each
         # MySQL's BINLOG-DUMP-GTIDS: the encoded --exclude-gtids set (printer/mysql/remote.py)
         self.gtid_set = gtid_set
+        self.greeting = greeting            # () -> the greeting's version, or None
 
     def server_is_mariadb(self):
-        """From SELECT VERSION(); when the server cannot be reached, the dump
-        itself reports it (after the preamble, as mariadb-binlog does)."""
+        """From SELECT VERSION(), or the greeting's version when it cannot log in;
+        when the server cannot be reached, the dump itself reports it (after the
+        preamble, as mariadb-binlog does)."""
         try:
             stream = DumpStream(self.connect())
         except ServerError:
-            return True
+            version = self.greeting() if self.greeting is not None else None
+            return version is None or "mariadb" in version.lower()
         try:
             return "mariadb" in str(stream.server_version()).lower()
         except ServerError:
