@@ -69,10 +69,8 @@ def check(case, tmp_path, extra_env=None, extra_args=()):
     assert proc.returncode == case["exit"], proc.stderr.decode(errors="replace")
 
 
-# option sets binlogkit does not have yet on MySQL logs (strict: a pass is reported)
-NOT_YET = {"rewrite_db": "--rewrite-db on MySQL logs", "idempotent": "--idempotent",
-           "require_row_format": "--require-row-format",
-           "print_row_positions": "mysqlbinlog's option table and messages"}
+# option sets binlogkit does not have yet (strict: a pass is reported)
+NOT_YET = {}
 
 
 def _param(case):

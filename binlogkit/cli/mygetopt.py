@@ -44,6 +44,37 @@ MARIADB_BINLOG_OPTIONS = {
     "rewrite-db": (None, "str"), "skip-annotate-row-events": (None, "bool"),
     "print-table-metadata": (None, "bool"),
 }
+# mysqlbinlog 9.7.4's options (`mysqlbinlog --help`), for the MySQL flavor's command line
+MYSQLBINLOG_OPTIONS = {
+    "help": ("?", "flag"), "base64-output": (None, "enum"), "bind-address": (None, "str"),
+    "character-sets-dir": (None, "str"), "database": ("d", "str"), "rewrite-db": (None, "str"),
+    "debug": ("#", "opt"), "debug-check": (None, "flag"), "debug-info": (None, "flag"),
+    "default-auth": (None, "str"), "disable-log-bin": ("D", "bool"),
+    "force-if-open": ("F", "bool"), "force-read": ("f", "bool"), "hexdump": ("H", "bool"),
+    "host": ("h", "str"), "idempotent": ("i", "bool"), "local-load": ("l", "str"),
+    "offset": ("o", "num"), "password": ("p", "opt"), "plugin-dir": (None, "str"),
+    "port": ("P", "num"), "protocol": (None, "str"), "read-from-remote-server": ("R", "bool"),
+    "read-from-remote-master": (None, "str"), "read-from-remote-source": (None, "str"),
+    "raw": (None, "bool"), "result-file": ("r", "str"), "server-id": (None, "num"),
+    "server-id-bits": (None, "num"), "set-charset": (None, "str"), "short-form": ("s", "bool"),
+    "socket": ("S", "str"), "server-public-key-path": (None, "str"),
+    "get-server-public-key": (None, "bool"), "ssl-mode": (None, "str"), "ssl-ca": (None, "str"),
+    "ssl-capath": (None, "str"), "ssl-cert": (None, "str"), "ssl-cipher": (None, "str"),
+    "ssl-key": (None, "str"), "ssl-crl": (None, "str"), "ssl-crlpath": (None, "str"),
+    "tls-version": (None, "str"), "ssl-fips-mode": (None, "str"),
+    "tls-ciphersuites": (None, "str"), "ssl-session-data": (None, "str"),
+    "ssl-session-data-continue-on-failed-reuse": (None, "bool"),
+    "tls-sni-servername": (None, "str"), "start-datetime": (None, "str"),
+    "start-position": ("j", "num"), "stop-datetime": (None, "str"), "stop-never": (None, "bool"),
+    "stop-never-slave-server-id": (None, "num"), "connection-server-id": (None, "num"),
+    "stop-position": (None, "num"), "to-last-log": ("t", "bool"), "user": ("u", "str"),
+    "verbose": ("v", "flag"), "version": ("V", "flag"), "open-files-limit": (None, "num"),
+    "verify-binlog-checksum": ("c", "bool"), "binlog-row-event-max-size": (None, "num"),
+    "skip-gtids": (None, "bool"), "include-gtids": (None, "str"), "exclude-gtids": (None, "str"),
+    "print-table-metadata": (None, "bool"), "compress": ("C", "bool"),
+    "compression-algorithms": (None, "str"), "zstd-compression-level": (None, "num"),
+    "require-row-format": (None, "bool"),
+}
 BASE64_OUTPUT_MODES = ("NEVER", "AUTO", "UNSPEC", "DECODE-ROWS")
 SPECIAL_PREFIXES = ("skip", "disable", "enable", "maximum", "loose")
 TRUE_WORDS = {"1", "on", "true"}
@@ -65,6 +96,27 @@ class GetoptError(Exception):
 
 
 class Getopt:
+    """my_getopt of MariaDB 10.11 (mariadb-binlog); MysqlGetopt words it as MySQL 9.7 does."""
+    # the words of each message ({p}: the program name)
+    MESSAGES = {
+        "ambiguous": "{p}: ambiguous option '{arg}' ({first}, {last})",
+        "unknown_option": "{p}: unknown option '{arg}'",
+        "unknown_variable": "{p}: unknown variable '{var}'",
+        "loose": "Warning: {line}",
+        "unknown_short": "{p}: unknown option '-{letter}'",
+        "requires_argument": "{p}: option '{shown}' requires an argument",
+        "no_argument": "{p}: option '--{name}' cannot take an argument",
+        "bad_bool": "Warning: {p}: ignoring option '--{name}' due to invalid value '{value}'",
+        "unknown_suffix": "Unknown suffix '{suffix}' used for variable '{var}' (value '{value}'). "
+                          "Legal suffix characters are: K, M, G, T, P, E",
+        "setting": "{p}: Error while setting value '{value}' to '{var}'",
+    }
+    PREFIXES = True         # unique prefixes of option names are accepted (with an Info line)
+    VARIABLE_DASHES = False     # variable names in messages keep '-' (else '_')
+
+    def _text(self, key, **kw):
+        return self.MESSAGES[key].format(p=self.progname, **kw)
+
     def __init__(self, table=MARIADB_BINLOG_OPTIONS, extras=None, progname="mariadb-binlog",
                  stderr=None, on_version=None):
         self.table = table
@@ -141,10 +193,12 @@ class Getopt:
         for table in (self.table, self.extras):
             if key in table:
                 return key, table[key][1]
+            if not self.PREFIXES:
+                continue
             found = [name for name in table if name.startswith(key)] if key else []
             if len(found) > 1:
                 raise GetoptError(EXIT_AMBIGUOUS_OPTION, [
-                    f"{self.progname}: ambiguous option '{arg}' ({found[0]}, {found[-1]})"])
+                    self._text("ambiguous", arg=arg, first=found[0], last=found[-1])])
             if found:
                 self._say([f"Info: Using unique option prefix '{stem}' is error-prone and can "
                            f"break in the future. Please use the full name '{found[0]}' instead."])
@@ -153,11 +207,12 @@ class Getopt:
 
     def _unknown(self, arg, value, loose):
         if value is not None:
-            code, line = EXIT_UNKNOWN_VARIABLE, f"{self.progname}: unknown variable '{arg[2:]}'"
+            code, key = EXIT_UNKNOWN_VARIABLE, "unknown_variable"
         else:
-            code, line = EXIT_UNKNOWN_OPTION, f"{self.progname}: unknown option '{arg}'"
+            code, key = EXIT_UNKNOWN_OPTION, "unknown_option"
+        line = self._text(key, arg=arg, var=arg[2:])
         if loose:
-            self._say(["Warning: " + line])
+            self._say([self._text("loose", line=line)])
             return
         raise GetoptError(code, [line])
 
@@ -168,7 +223,7 @@ class Getopt:
             letter = arg[i]
             name = self.shorts.get(letter)
             if name is None:
-                raise GetoptError(EXIT_UNKNOWN_OPTION, [f"{self.progname}: unknown option '-{letter}'"])
+                raise GetoptError(EXIT_UNKNOWN_OPTION, [self._text("unknown_short", letter=letter)])
             kind = {**self.extras, **self.table}[name][1]
             if kind in ("str", "num", "enum") or (kind == "opt" and i + 1 < len(arg)):
                 value = arg[i + 1:] or None
@@ -183,16 +238,15 @@ class Getopt:
             value = next(rest, None)
             if value is None:
                 raise GetoptError(EXIT_ARGUMENT_REQUIRED,
-                                  [f"{self.progname}: option '{shown}' requires an argument"])
+                                  [self._text("requires_argument", shown=shown)])
         if maximum:
             if value is None:
                 raise GetoptError(EXIT_ARGUMENT_REQUIRED,
-                                  [f"{self.progname}: option '--{name}' requires an argument"])
+                                  [self._text("requires_argument", shown=f"--{name}")])
             return      # the upper limit of a variable: nothing for binlogkit
         if kind == "flag":
             if value is not None:
-                raise GetoptError(EXIT_NO_ARGUMENT_ALLOWED,
-                                  [f"{self.progname}: option '--{name}' cannot take an argument"])
+                raise GetoptError(EXIT_NO_ARGUMENT_ALLOWED, [self._text("no_argument", name=name)])
             if name == "version":
                 self.on_version()
             out.append(f"--{name}")
@@ -214,32 +268,64 @@ class Getopt:
         elif word in FALSE_WORDS:
             out.append(f"--skip-{name}")
         else:
-            self._say([f"Warning: {self.progname}: ignoring option '--{name}' due to invalid "
-                       f"value '{value}'"])
+            self._say([self._text("bad_bool", name=name, value=value)])
 
     def _number(self, name, value):
         """eval_num_suffix for an unsigned option: the value as plain digits."""
-        variable = name.replace("-", "_")
+        variable = name if self.VARIABLE_DASHES else name.replace("-", "_")
         text = value.strip()
         digits = len(text) - len(text.lstrip("+-0123456789")) if text else 0
         number_text, suffix = text[:digits], text[digits:]
         if number_text.startswith("-"):
-            raise GetoptError(EXIT_ARGUMENT_INVALID, [
-                f"Incorrect unsigned value: '{value}' for {variable}",
-                f"{self.progname}: Error while setting value '{value}' to '{variable}'"])
+            return self._negative(variable, value, number_text)
         shift = 0
         if suffix:
             if len(suffix) > 1 or suffix.lower() not in SUFFIXES:
                 raise GetoptError(EXIT_UNKNOWN_SUFFIX, [
-                    f"Unknown suffix '{suffix[0]}' used for variable '{variable}' (value '{value}'). "
-                    "Legal suffix characters are: K, M, G, T, P, E",
-                    f"{self.progname}: Error while setting value '{value}' to '{variable}'"])
+                    self._text("unknown_suffix", suffix=suffix[0], var=variable, value=value),
+                    self._text("setting", value=value, var=variable)])
             shift = SUFFIXES[suffix.lower()]
         try:
             number = int(number_text or "0", 10)
         except ValueError:
             number = 0
         return str((number << shift) & ((1 << 64) - 1))
+
+    def _negative(self, variable, value, number_text):
+        raise GetoptError(EXIT_ARGUMENT_INVALID, [
+            f"Incorrect unsigned value: '{value}' for {variable}",
+            self._text("setting", value=value, var=variable)])
+
+
+class MysqlGetopt(Getopt):
+    """mysqlbinlog 9.7's my_getopt: whole option names only, its own words for each message."""
+    MESSAGES = {
+        "unknown_option": "{p}: [ERROR] unknown option '{arg}'.",
+        "unknown_variable": "{p}: [ERROR] unknown variable '{var}'.",
+        "loose": "{line}",
+        "unknown_short": "{p}: [ERROR] {p}: unknown option '-{letter}'.",
+        "requires_argument": "{p}: [ERROR] {p}: option '{shown}' requires an argument.",
+        "no_argument": "{p}: [ERROR] {p}: option '--{name}' cannot take an argument.",
+        "bad_bool": "{p}: [Warning] {p}: ignoring option '--{name}' due to invalid value '{value}'.",
+        "unknown_suffix": "{p}: [ERROR] Unknown suffix '{suffix}' used for variable '{var}' "
+                          "(value '{value}').",
+        "setting": "{p}: [ERROR] {p}: Error while setting value '{value}' to '{var}'.",
+    }
+    PREFIXES = False
+    VARIABLE_DASHES = True
+
+    def _unknown(self, arg, value, loose):
+        if loose:       # "[Warning]" in place of "[ERROR]", and parsing goes on
+            key = "unknown_variable" if value is not None else "unknown_option"
+            self._say([self._text(key, arg=arg, var=arg[2:]).replace("[ERROR]", "[Warning]", 1)])
+            return
+        super()._unknown(arg, value, False)
+
+    def _negative(self, variable, value, number_text):
+        """A negative number for an unsigned option: a warning, then 0."""
+        self._say([f"{self.progname}: [Warning] option '{variable}': value {number_text} "
+                   "adjusted to 0."])
+        return "0"
 
 
 def base64_output_mode(value):

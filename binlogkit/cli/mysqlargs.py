@@ -1,11 +1,18 @@
-"""mariadb-binlog's command line in front of click: option files read as it reads them
-(optionfile), every argument parsed as its my_getopt does (mygetopt), then handed to the
-click command in print_cmd.  Option errors exit with my_getopt's codes (2 unknown option,
+"""mariadb-binlog's (or mysqlbinlog's) command line in front of click: option files read as
+it reads them (optionfile), every argument parsed as its my_getopt does (mygetopt), then handed
+to the click command in print_cmd.  Option errors exit with my_getopt's codes (2 unknown option,
 3 ambiguous, 4/5 argument, 7 unknown variable, 9 suffix, 13 invalid value), as the real tool does.
+
+Whose command line it is follows the log: a MySQL binlog as the first file (or --flavor=mysql,
+--mysqlbinlog-version) gets mysqlbinlog 9.7's options and messages, anything else
+mariadb-binlog's (--flashback, which only mariadb-binlog has, keeps it).
 """
+import io
 import sys
 
-from binlogkit.cli.mygetopt import MARIADB_BINLOG_OPTIONS, Getopt, GetoptError
+from binlogkit.cli.mygetopt import (
+    MARIADB_BINLOG_OPTIONS, MYSQLBINLOG_OPTIONS, Getopt, GetoptError, MysqlGetopt,
+)
 from binlogkit.cli.optionfile import DefaultsError, format_print_defaults, load_defaults
 
 # mariadb-binlog's id lists: a later list of the same kind replaces an earlier one, and
@@ -13,6 +20,11 @@ from binlogkit.cli.optionfile import DefaultsError, format_print_defaults, load_
 ID_FILTER_OPTIONS = ("server-id", "do-server-ids", "ignore-server-ids",
                      "do-domain-ids", "ignore-domain-ids")
 PROGNAME = "mariadb-binlog"      # the name in option messages, as scripts see it
+MYSQL_PROGNAME = "mysqlbinlog"
+# options only mysqlbinlog has that mariadb-binlog calls unknown (binlogkit's own MySQL
+# options, --skip-gtids and the GTID sets, stay: they say which flavor they need)
+MYSQL_ONLY = frozenset({"idempotent", "require-row-format"})
+MYSQLBINLOG_VERSIONS = {"8.0": "8.0.41", "9.7": "9.7.4"}
 
 
 def normalize_args(args, known, stdout=None, stderr=None):
@@ -31,9 +43,18 @@ def normalize_args(args, known, stdout=None, stderr=None):
         stdout.write(format_print_defaults(PROGNAME, file_args, rest))
         sys.exit(0)
     versions = []
-    extras = {name: spec for name, spec in known.items() if name not in MARIADB_BINLOG_OPTIONS}
-    getopt = Getopt(extras=extras, progname=PROGNAME, stderr=stderr,
-                    on_version=lambda: versions.append(stdout.write(version_text())))
+    mysql = mysql_command_line(file_args, rest, known)
+    if mysql:       # binlogkit's own options stay; mariadb-binlog's are unknown to mysqlbinlog
+        extras = {name: spec for name, spec in known.items()
+                  if name not in MYSQLBINLOG_OPTIONS and name not in MARIADB_BINLOG_OPTIONS}
+        getopt = MysqlGetopt(table=MYSQLBINLOG_OPTIONS, extras=extras, progname=MYSQL_PROGNAME,
+                             stderr=stderr, on_version=lambda: versions.append(
+                                 stdout.write(mysql_version_text(file_args + rest))))
+    else:
+        extras = {name: spec for name, spec in known.items()
+                  if name not in MARIADB_BINLOG_OPTIONS and name not in MYSQL_ONLY}
+        getopt = Getopt(extras=extras, progname=PROGNAME, stderr=stderr,
+                        on_version=lambda: versions.append(stdout.write(version_text())))
     try:
         parsed = getopt.parse(file_args, rest)
     except GetoptError as exc:
@@ -44,6 +65,41 @@ def normalize_args(args, known, stdout=None, stderr=None):
         stdout.flush()
         sys.exit(0)
     return _known_only(parsed, known)
+
+
+def mysql_command_line(file_args, cmd_args, known):
+    """True when mysqlbinlog's command line is the one to read: --flavor=mysql or
+    --mysqlbinlog-version, or a MySQL binlog as the first local file (no --flashback)."""
+    table = {**MARIADB_BINLOG_OPTIONS, **MYSQLBINLOG_OPTIONS}
+    quiet = Getopt(table=table, extras={k: v for k, v in known.items() if k not in table},
+                   stderr=io.StringIO())
+    try:
+        parsed = quiet.parse(file_args, cmd_args)
+    except GetoptError:         # the real parse says what is wrong: a rough look here
+        parsed = [arg for arg in cmd_args if not arg.startswith("-") or arg == "-"]
+    flavor, files, remote = None, [], False
+    for i, arg in enumerate(parsed):
+        if arg == "--":
+            files += parsed[i + 1:]
+            break
+        name, _, value = arg[2:].partition("=") if arg.startswith("--") else ("", "", "")
+        if not arg.startswith("--") or arg == "-":
+            files.append(arg)
+        elif name == "flavor":
+            flavor = value.lower()
+        elif name == "flashback":
+            return False
+        elif name == "mysqlbinlog-version" and flavor is None:
+            flavor = "mysql"
+        elif name in ("read-from-remote-server", "read-from-remote-master",
+                      "read-from-remote-source"):
+            remote = True
+    if flavor in ("mysql", "mariadb"):
+        return flavor == "mysql"
+    if remote or not files:
+        return False
+    from binlogkit.printer.flavor import MYSQL, detect_flavor
+    return detect_flavor(files[0], default=None) == MYSQL
 
 
 def _known_only(parsed, known):
@@ -74,6 +130,28 @@ def version_text():
     except PackageNotFoundError:
         own = "unknown"
     return f"{PROGNAME} Ver 3.5 for binlogkit-{own} at {platform.machine()}\n"
+
+
+def mysql_version_text(args):
+    """-V on mysqlbinlog's command line: which mysqlbinlog's text binlogkit prints."""
+    import platform
+    chosen = next((arg.partition("=")[2] for arg in reversed(args)
+                   if arg.startswith("--mysqlbinlog-version=")), None)
+    version = MYSQLBINLOG_VERSIONS.get(chosen)
+    own = _own_version()
+    if version:
+        return f"{MYSQL_PROGNAME}  Ver {version} for binlogkit-{own} on {platform.machine()}\n"
+    return (f"{MYSQL_PROGNAME}  Ver 9.7.4 for binlogkit-{own} on {platform.machine()} "
+            "(logs of 9.x servers print as mysqlbinlog 9.7.4, older ones as 8.0.41; "
+            "--mysqlbinlog-version=8.0|9.7 chooses)\n")
+
+
+def _own_version():
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("binlogkit")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def id_filter_order(args):

@@ -62,6 +62,9 @@ def build_options(kw, zone):
         skip_annotate_row_events=kw["skip_annotate_row_events"],
         disable_log_bin=kw["disable_log_bin"], set_charset=kw["set_charset"],
         print_table_metadata=kw["print_table_metadata"],
+        mysqlbinlog_version=None if kw.get("mysqlbinlog_version", "auto") == "auto"
+        else kw["mysqlbinlog_version"],
+        idempotent=bool(kw.get("idempotent")), require_row_format=bool(kw.get("require_row_format")),
         # mariadb-binlog turns flashback on whenever the option is given, =0 and --skip- too
         flashback=kw.get("flashback") is not None,
         rewrite_db=tuple(parse_rewrite_db(rule) for rule in kw.get("rewrite_db") or ()),

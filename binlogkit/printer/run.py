@@ -80,7 +80,7 @@ def check_mysql_options(job):
     """Options only the MariaDB printer has."""
     options = job.options
     mariadb_only = [name for name, used in (
-        ("--flashback", options.flashback), ("--rewrite-db", options.rewrite_db),
+        ("--flashback", options.flashback),
         ("GTID positions", options.start_gtids is not None or options.stop_gtids is not None),
         ("--do/--ignore-server-ids, --do/--ignore-domain-ids", job.mariadb_id_lists)) if used]
     if mariadb_only:

@@ -21,6 +21,7 @@ from binlogkit.printer.mysql import rows as RW
 from binlogkit.printer.mysql.fast import FastRows, fast_rows_eligible
 from binlogkit.printer.mysql.format import DEFAULT_FORMAT, mysql_format
 from binlogkit.printer.mysql.remote import RemoteDumpError, dump_remote_log
+from binlogkit.printer.mysql.rewrite import rewrite_event
 from binlogkit.printer.mysql.state import MysqlState
 from binlogkit.printer.state import BASE64_DECODE_ROWS, BASE64_NEVER
 
@@ -64,6 +65,16 @@ class MysqlPrinter(PrinterBase):
         self.fast = FastRows(self) if fast_rows_eligible(options) else None
 
     # -- output -----------------------------------------------------------------------
+    def preamble(self):
+        super().preamble()
+        if self.options.idempotent:
+            self.write(b"/*!50700 SET @@SESSION.RBR_EXEC_MODE=IDEMPOTENT*/;\n\n")
+        if self.options.require_row_format:
+            self.write(b"/*!80019 SET @@SESSION.REQUIRE_ROW_FORMAT=1*/;\n\n")
+
+    def postamble_tail(self):
+        return b"/*!50700 SET @@SESSION.RBR_EXEC_MODE=STRICT*/;\n" if self.options.idempotent else b""
+
     def flush_statement(self):
         st = self.state
         self.flush_cache(st.head)
@@ -185,6 +196,8 @@ class MysqlPrinter(PrinterBase):
             if ev is None:
                 return
             pos += ev.event_size
+            if self.options.rewrite_db:
+                ev = rewrite_event(ev, self.options.rewrite_db, self.file_format)
             try:
                 body = self.decode(ev, reader)
             except D.ReadError as exc:
@@ -272,6 +285,9 @@ class MysqlPrinter(PrinterBase):
             raise StopDump()
         if ev.when >= opts.stop_datetime:
             raise StopDump()
+        if opts.require_row_format and violates_row_format(self, ev, body):
+            raise BinlogError("Event being written violates the --require-row-format parameter "
+                              "constraints.", offset=pos, type_code=t)
         if not opts.short_form:
             st.head.append(b"# at %d\n" % pos)
         st.hexdump_from = pos if opts.hexdump else 0
@@ -314,6 +330,28 @@ class MysqlPrinter(PrinterBase):
                    f"I now found a {name} event, which is not safe to process without a "
                    "Format_description_log_event.")
         raise BinlogError(msg, offset=ev.pos, type_code=ev.type_code)
+
+
+# events a session with require_row_format refuses: statement-based changes and what they
+# need (user variables, LOAD DATA files)
+STATEMENT_ONLY_TYPES = frozenset({
+    L.INTVAR_EVENT, L.RAND_EVENT, L.USER_VAR_EVENT, L.LOAD_EVENT, L.NEW_LOAD_EVENT,
+    L.CREATE_FILE_EVENT, L.APPEND_BLOCK_EVENT, L.EXEC_LOAD_EVENT, L.DELETE_FILE_EVENT,
+    L.BEGIN_LOAD_QUERY_EVENT, L.EXECUTE_LOAD_QUERY_EVENT})
+
+
+def violates_row_format(p, ev, body):
+    """--require-row-format: an event a row-format-only applier refuses (a statement that
+    changes rows inside a transaction, a temporary table, LOAD DATA, user variables)."""
+    if ev.type_code in STATEMENT_ONLY_TYPES:
+        return True
+    if ev.type_code != L.QUERY_EVENT or not hasattr(body, "query"):
+        return False
+    query = body.query.lstrip()
+    words = query[:40].upper().split()
+    if words[:2] in ([b"CREATE", b"TEMPORARY"], [b"DROP", b"TEMPORARY"]):
+        return True
+    return p.in_transaction and not E.is_trans_keyword(query)
 
 
 # -- handlers: True = flush the head cache afterwards (process_event's `break`) ------------------

@@ -147,7 +147,8 @@ def print_query_header(p, ev, body, out):
         out.append(b"SET TIMESTAMP=%d.%06d%s\n" % (ev.when, body.when_sec_part, d))
     else:
         out.append(b"SET TIMESTAMP=%d%s\n" % (ev.when, d))
-    print_thread_id(p, ev, body, out)
+    if not p.options.require_row_format:    # a row-format session may not set it
+        print_thread_id(p, ev, body, out)
     if body.flags2 is not None:
         _flags2(st, body, out)
     _session_vars(st, body, out)

@@ -62,7 +62,8 @@ def fast_rows_eligible(opts):
     events print, or filters them, must keep it off."""
     return (speedups is not None and not opts.short_form and not opts.hexdump
             and opts.base64_output in (BASE64_AUTO, BASE64_DECODE_ROWS)
-            and opts.database is None and not opts.server_id and not opts.verify_checksum)
+            and opts.database is None and not opts.server_id and not opts.verify_checksum
+            and not opts.rewrite_db and not opts.require_row_format)
 
 
 # -- -v / -vv plans ----------------------------------------------------------------------

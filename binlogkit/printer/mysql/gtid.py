@@ -10,6 +10,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import mysql_events as M
 from binlogkit.binlog.reader import RawEvent
 from binlogkit.errors import BinlogError
+from binlogkit.printer.mysql.rewrite import rewrite_event
 from binlogkit.printer.driver import StopDump
 from binlogkit.printer.mysql.decode import INVALID_EVENT, ReadError, decode_body
 from binlogkit.printer.mysql.header import print_header
@@ -199,6 +200,8 @@ def print_transaction_payload(p, ev, body):
         i += 1
         rel += raw.event_size + (L.BINLOG_CHECKSUM_LEN if has_crc else 0)
         inner = inner_event(raw, ev.log_pos, has_crc)
+        if p.options.rewrite_db:
+            inner = rewrite_event(inner, p.options.rewrite_db, fmt)
         try:
             if inner.type_code == L.FORMAT_DESCRIPTION_EVENT or inner.type_code > fmt.number_of_event_types:
                 raise ReadError(INVALID_EVENT)
