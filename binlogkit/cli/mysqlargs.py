@@ -76,7 +76,8 @@ def mysql_command_line(file_args, cmd_args, known):
     try:
         parsed = quiet.parse(file_args, cmd_args)
     except GetoptError:         # the real parse says what is wrong: a rough look here
-        parsed = [arg for arg in cmd_args if not arg.startswith("-") or arg == "-"]
+        parsed = [arg for arg in file_args + list(cmd_args) if not arg.startswith("-")
+                  or arg == "-" or arg.startswith(("--flavor=", "--mysqlbinlog-version", "--flashback"))]
     flavor, files, remote = None, [], False
     for i, arg in enumerate(parsed):
         if arg == "--":
