@@ -53,6 +53,7 @@ class DumpStream:
     def __init__(self, conn):
         self.conn = conn
         self._read = conn._rfile.read
+        self.max_packet = getattr(conn, "_max_packet", 1 << 30)    # remote.handshake
 
     # -- set-up ---------------------------------------------------------------
     def query(self, sql):
@@ -132,10 +133,14 @@ class DumpStream:
         payload = self._read_exactly(length)
         if length < MAX_PACKET_LEN:
             return payload
-        parts = [payload]
+        parts, total = [payload], length
         while length == MAX_PACKET_LEN:     # a big event comes in 16 MB pieces
             header = self._read_exactly(4)
             length = header[0] | header[1] << 8 | header[2] << 16
+            total += length
+            if total > self.max_packet:     # a server streaming one endless packet
+                raise ServerError(f"Got packet bigger than 'max_allowed_packet' bytes "
+                                  f"({self.max_packet}) from server", 2020)
             parts.append(self._read_exactly(length))
         return b"".join(parts)
 
