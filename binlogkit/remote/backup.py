@@ -147,7 +147,7 @@ class RawBackup:
                 continue
             raw = framer.frame(data, self.copy.size if self.copy else 0)
             if type_code == L.ROTATE_EVENT and raw.when == 0:
-                name = decode_event(raw, framer.fde).new_log_ident.decode()
+                name = decode_event(raw, framer.fde).new_log_ident.decode("utf-8", "surrogateescape")
                 if not self._switch(name, logname, resuming):
                     return True
                 resuming = self.copy.size > L.BIN_LOG_HEADER_SIZE
