@@ -75,6 +75,7 @@ class RawBackup:
         if position > L.BIN_LOG_HEADER_SIZE:
             self.copy = LocalCopy.resume(self.prefix, logname, position)
         failures = 0
+        bad_events = 0
         try:
             while True:
                 try:
@@ -86,24 +87,35 @@ class RawBackup:
                             f"another replica or backup connected with server id "
                             f"{self.server_id} and the server dropped this one ({exc.message}); "
                             "give each its own --connection-server-id", exc.errno) from None
-                    failures = 1 if self.received else failures + 1
+                    # a fresh failure only once the copy got further (a server that sends
+                    # the same events and drops the connection again and again is one
+                    # failure repeated, not a new one each time)
+                    failures = 1 if self._progressed(logname, position) else failures + 1
                     if self.retries is not None and failures > self.retries:
                         raise
                     self._pause(failures, exc)
                 except BinlogError as exc:      # a bad event (CRC): fetch it again
-                    failures = 1 if self.received else failures + 1
-                    if failures > 5 or (self.retries is not None and failures > self.retries):
+                    bad_events = 1 if self._progressed(logname, position) else bad_events + 1
+                    if bad_events > 5 or (self.retries is not None and bad_events > self.retries):
                         raise
                     self.notice(f"{exc}; fetching it again")
                 if self.copy is not None:
                     self.copy.discard_pending()
-                    if self.copy.fd is None:        # complete: ask for what follows it
-                        logname, position = self.copy.name, self.copy.size
-                    else:
-                        logname, position = self.copy.name, self.copy.safe_end
+                    logname, position = self._resume_from()
         finally:
             if self.copy is not None:
                 self.copy.close()
+
+    def _resume_from(self):
+        """(log, offset) the next dump asks for: after the last complete group."""
+        copy = self.copy
+        if copy.fd is None:         # complete: ask for what follows it
+            return copy.name, copy.size
+        return copy.name, copy.safe_end
+
+    def _progressed(self, logname, position):
+        """Did the dump that started at (logname, position) add a complete group?"""
+        return self.copy is not None and self._resume_from() != (logname, position)
 
     def _pause(self, failures, exc):
         self.reconnects += 1
@@ -182,6 +194,7 @@ class RawBackup:
 
     def _append(self, raw, framer, groups):
         copy = self.copy
+        _check_place(raw, copy)
         if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
             copy.start(raw.data)
             groups.reset()
@@ -207,8 +220,10 @@ class RawBackup:
         and never another event: without this look the copy would silently stop."""
         copy = self.copy
         now = time.monotonic()
-        if (copy is None or copy.fd is None or not self.heartbeat_checks
-                or now - self.checked_at < (self.heartbeat or 0)):
+        if (copy is None or copy.fd is None or not self.heartbeat_checks or not self.heartbeat
+                or now - self.checked_at < self.heartbeat):
+            # (heartbeats nobody asked for, or faster than asked: no look, and no new
+            # connection for each)
             return
         self.checked_at = now
         try:
@@ -236,6 +251,20 @@ class RawBackup:
     def _show(self):
         if self.status is not None and self.copy is not None:
             self.status(self)
+
+
+def _check_place(raw, copy):
+    """An event's end position (log_pos, when the server set one) must be where it
+    ends in the copy: a server that sends events of another place (or another
+    log) would otherwise make a copy that is not its file."""
+    end = raw.log_pos
+    if not end:
+        return
+    at = copy.size or L.BIN_LOG_HEADER_SIZE
+    if end != at + len(raw.data):
+        raise BinlogError(f"the server sent an event ending at {end} where the copy of "
+                          f"{copy.name} is at {at}: not the next event of that log",
+                          path=copy.path, offset=at, type_code=raw.type_code)
 
 
 _NO_PRIVILEGE = frozenset({1044, 1045, 1142, 1227})

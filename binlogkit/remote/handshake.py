@@ -34,6 +34,8 @@ CR_NET_PACKET_TOO_LARGE = 2020
 MAX_PACKET_LEN = 0xFFFFFF
 SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
 CLEARTEXT_PLUGINS = (b"mysql_clear_password", b"dialog")
+KNOWN_PLUGINS = (b"mysql_native_password", b"caching_sha2_password", b"sha256_password",
+                 b"client_ed25519", b"mysql_old_password", *CLEARTEXT_PLUGINS)
 
 
 class TlsPolicy:
@@ -167,6 +169,12 @@ class Handshake(pymysql.connections.Connection):
                 CR_AUTH_PLUGIN_CANNOT_LOAD, f"Authentication plugin '{name.decode()}' cannot be "
                 "loaded: plugin not enabled (binlogkit sends a password in clear only with "
                 "--enable-cleartext-plugin)")
+        if name not in KNOWN_PLUGINS and handler is None:
+            from binlogkit.remote.protocol import printable
+            raise err.OperationalError(
+                CR_AUTH_PLUGIN_CANNOT_LOAD, "Authentication plugin "
+                f"'{printable(name.decode('utf-8', 'replace'))}' cannot be loaded: "
+                "not a plugin binlogkit has")
         return super()._process_auth(plugin_name, auth_packet, handler)
 
     def _cleartext_allowed(self):
