@@ -159,25 +159,29 @@ class HostileServer:
             self._listener.close()
         except OSError:
             pass
-        for session in self.sessions:
+        self._acceptor.join(self.timeout + 1)
+        for session in list(self.sessions):
             _close(session.sock)
-        for thread in self._threads:
+        for thread in list(self._threads):
             thread.join(self.timeout + 1)
 
     def received(self):
         return b"".join(bytes(session.received) for session in self.sessions)
 
     def _accept(self):
+        self._listener.settimeout(0.1)        # to see _closed: close() does not wake accept()
         while not self._closed:
             try:
                 sock, _ = self._listener.accept()
+            except socket.timeout:
+                continue
             except OSError:
                 return
             session = Session(sock, self.timeout)
             self.sessions.append(session)
             thread = threading.Thread(target=self._serve, args=(session,), daemon=True)
-            self._threads.append(thread)
             thread.start()
+            self._threads.append(thread)
 
     def _serve(self, session):
         try:
@@ -481,10 +485,13 @@ class Plan:
         return False
 
 
+_PIECE = bytes(0xFFFFFF)
+
+
 def _endless(session, budget):
     """Pieces of one packet of more than 16 MB, until the budget is spent (or the
     client hangs up, as it should once past its cap)."""
-    piece = b"\x00" * 0xFFFFFF
+    piece = _PIECE
     session.send_raw(b"\xff\xff\xff\x00" + piece)
     seq = 1
     while session.sent < budget:

@@ -21,7 +21,7 @@ from binlogkit.binlog.events import decode_event
 from binlogkit.errors import BinlogError, BinlogkitError
 from binlogkit.remote.framer import ReceivedEvents
 from binlogkit.remote.groups import GroupTracker
-from binlogkit.remote.localcopy import LocalCopy, resume_point
+from binlogkit.remote.localcopy import LocalCopy, check_log_name, resume_point
 from binlogkit.remote.protocol import (
     ER_MASTER_FATAL_ERROR_READING_BINLOG, ConnectionLost, DumpStream, ServerError,
 )
@@ -179,6 +179,7 @@ class RawBackup:
 
     def _switch(self, name, requested, resuming):
         """A fake Rotate naming `name`: open (or go on with) its copy."""
+        check_log_name(name)        # whatever is done with it: a name, not a path
         copy = self.copy
         if copy is not None and copy.name == name:
             return True
