@@ -64,6 +64,11 @@ def normalize_args(args, known, stdout=None, stderr=None):
     if versions:
         stdout.flush()
         sys.exit(0)
+    if getopt.secrets:
+        # as the real tools: the password leaves the process's command line (ps) at once
+        from binlogkit.cli.passwords import hide
+        hide(getopt.secrets)
+        parsed.append("--password-on-command-line")
     return _known_only(parsed, known)
 
 
