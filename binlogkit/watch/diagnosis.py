@@ -1,0 +1,184 @@
+"""Online stall diagnosis: arrivals in, stall verdicts out, each once.
+
+    diag = OnlineDiagnosis(threshold=1.0, emit=callback)
+    diag.feed(arrival)          # every binlog Arrival, in order
+    diag.feed_slow(entry)       # every slow-log SlowEntry
+    diag.lost(at) / diag.tick(now)
+
+A live commit that arrives `threshold` seconds or more after the previous one
+opens a `Candidate`; the events of the next `settle` seconds are its evidence
+(how many of them waited through the gap: `Timeline.waited`), then the cause
+rules (`binlogkit.watch.rules`) decide, and `emit(kind, payload)` is called with
+``"stall"`` and a dict (the fields of `binlogkit report --format json`'s stalls,
+plus ``id``), within `settle` (+ one tick) of the stall's end.  Rotations,
+restarts and lost connections are emitted as they happen (``"rotation"``,
+``"restart"``, ``"disconnect"``, ``"reconnect"``).
+
+Events flagged `catchup` (written while the watcher was away) update the
+timeline but never open a candidate, and a gap that spans a lost connection is
+a restart, not a stall: a stall is never reported twice, nor made up by a
+reconnection.
+"""
+import datetime
+import math
+
+from binlogkit.watch import rules
+from binlogkit.watch.timeline import Timeline
+
+__all__ = ["OnlineDiagnosis", "iso"]
+
+
+def iso(t):
+    if t is None or (isinstance(t, float) and math.isnan(t)):
+        return None
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+
+
+class OnlineDiagnosis:
+    def __init__(self, threshold=1.0, emit=None, settle=0.5, window_s=300.0):
+        self.threshold = threshold
+        self.settle = settle
+        self.emit = emit or (lambda kind, payload: None)
+        self.timeline = Timeline(window_s=window_s)
+        self.timeline.threshold = threshold
+        self.open = []          # candidates gathering evidence
+        self.count = 0          # stalls emitted
+        self.last_live = None   # arrival of the last live transaction event
+        self.away = False       # the connection was lost since last_live
+        self.stalls_by_cause = {}
+
+    # -- input ---------------------------------------------------------------
+    def feed(self, a):
+        kind = a.kind
+        if kind == "event":
+            self._event(a)
+        elif kind == "rotate":
+            rot = self.timeline.note_rotation(a)
+            if a.catchup:
+                self._rotation_event(rot)
+        elif kind == "fde":
+            self._fde(a)
+        elif kind == "stop":
+            self.timeline.note_marker(a.at, "stop", a.file)
+            self.emit("shutdown", {"at": iso(a.at), "file": a.file, "what": "server stopped "
+                                   "(Stop event)", "server_time": iso(a.when)})
+        self.tick(a.at)
+
+    def _event(self, a):
+        tl = self.timeline
+        tl.note_event(a)
+        if a.catchup:
+            return
+        now = a.at
+        if self.last_live is not None and not self.away and now - self.last_live >= self.threshold:
+            cand = rules.Candidate(self.last_live, now, a)
+            self.open.append(cand)
+        skew = tl.skew()
+        waited = tl.waited(a, skew)
+        for cand in self.open:
+            if now <= cand.end + self.settle:
+                cand.add(a, waited)
+        if a.is_commit or a.commit_us:
+            tl.note_commit(a)
+        self.last_live = now
+        self.away = False
+
+    def _fde(self, a):
+        tl = self.timeline
+        rot = tl.note_fde(a)
+        if rot is not None and not rot.catchup:
+            self._rotation_event(rot)
+        if a.created:
+            tl.note_marker(a.at, "startup", a.file)
+            self.emit("restart", {"at": iso(a.at), "file": a.file, "server_version":
+                                  a.server_version, "what": "server started (binlog created "
+                                  "at start-up)", "server_time": iso(a.created)})
+
+    def _rotation_event(self, rot):
+        self.emit("rotation", {"from_file": rot.from_file, "to_file": rot.to_file,
+                               "at": iso(rot.at), "size_bytes": rot.size,
+                               "sync_s": None if rot.sync_s is None else round(rot.sync_s, 3),
+                               "catchup": rot.catchup})
+
+    def feed_slow(self, entry):
+        self.timeline.note_slow(entry)
+
+    def lost(self, at, message=""):
+        """The connection was lost: the gap it makes is no stall."""
+        self.timeline.note_marker(at, "disconnect", detail=message)
+        self.away = True
+
+    # -- decisions -----------------------------------------------------------
+    def tick(self, now):
+        if not self.open:
+            if int(now) % 30 == 0:
+                self.timeline.forget_before(now)
+            return
+        keep = []
+        for cand in self.open:
+            if now > cand.end + self.settle:
+                self._decide(cand)
+            else:
+                keep.append(cand)
+        self.open = keep
+
+    def flush(self):
+        """Decide every open candidate (at exit)."""
+        for cand in self.open:
+            self._decide(cand)
+        self.open = []
+
+    def _decide(self, cand):
+        while cand is not None:
+            verdict = rules.decide(cand, self.timeline, self.settle)
+            if verdict.stall and cand.duration >= self.threshold:
+                self._emit_stall(cand, verdict)
+            cand = verdict.rest
+
+    def _emit_stall(self, cand, verdict):
+        self.count += 1
+        cand.id = self.count
+        self.stalls_by_cause[verdict.cause] = self.stalls_by_cause.get(verdict.cause, 0) + 1
+        self.emit("stall", stall_dict(cand, verdict, self.threshold))
+
+
+def stall_dict(cand, verdict, threshold):
+    """The fields of `report --format json`'s stalls, for one online stall."""
+    slow = verdict.slow
+    kinds = {"write": 0, "commit": 0, "read": 0, "other": 0}
+    for e in slow:
+        kinds[e.kind if e.kind in kinds else "other"] += 1
+    rot = verdict.rotation
+    rotation = None
+    if rot is not None:
+        rotation = {"from_file": rot.from_file, "to_file": rot.to_file, "at": iso(rot.at),
+                    "size_bytes": rot.size,
+                    "sync_s": None if rot.sync_s is None else round(rot.sync_s, 3)}
+    total_q = sum(e.query_time for e in slow)
+    duration = cand.duration
+    return {
+        "id": cand.id, "state": "ended",
+        "start": iso(cand.start), "end": iso(cand.end), "duration_s": round(duration, 3),
+        "queries": len(slow), "writes": kinds["write"], "commits": kinds["commit"],
+        "reads": kinds["read"], "others": kinds["other"],
+        "max_query_time_s": round(max((e.query_time for e in slow), default=0.0), 6),
+        "lock_share": round(sum(e.lock_time for e in slow) / total_q, 4) if total_q else 0.0,
+        "shape": "pile-up", "over_threshold": bool(duration >= threshold),
+        "cause": verdict.cause, "rotation": rotation, "hint": verdict.hint,
+        "top_classes": _top_classes(slow),
+        "time_res_s": 0.0, "evidence": "slow log + binlog" if slow else "binlog",
+        "commit_gap_s": round(duration, 6),
+        "waiting_commits": cand.waiting_commits, "max_wait_s": round(cand.max_wait, 3),
+    }
+
+
+def _top_classes(slow, limit=3):
+    from binlogkit.slowlog.fingerprint import fingerprint, short_id
+    counts = {}
+    for e in slow:
+        if e.query:
+            fp = fingerprint(e.query).decode("utf-8", "replace")
+            counts[fp] = counts.get(fp, 0) + 1
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    return [{"fingerprint": fp, "count": n, "id": short_id(fp)} for fp, n in top]
