@@ -50,6 +50,7 @@ class LocalBinlogFollower:
         self.framer = None
         self.reconnects = 0
         self.version = ""
+        self.waiting_for = None
 
     def stop(self):
         self.stopping = True
@@ -99,6 +100,11 @@ class LocalBinlogFollower:
 
     def _step(self, sink):
         """Read what was added; False when nothing was."""
+        if self.waiting_for is not None:        # a Rotate named it: the server creates it next
+            if not os.path.exists(os.path.join(self.directory, self.waiting_for)):
+                return False
+            self._open(self.waiting_for)
+            self.waiting_for = None
         data = os.pread(self.fd, READ_CHUNK, self.pos)
         at = self.clock()
         got = False
@@ -119,7 +125,7 @@ class LocalBinlogFollower:
             got = True
             sink(arrival)
             if arrival.kind == "rotate":
-                self._open(arrival.next_file)
+                self.waiting_for = arrival.next_file
                 return True
         if not got and self._abandoned():
             return True
