@@ -211,6 +211,7 @@ def test_local_follower_reads_through_rotations(tmp_path):
     events = [a for a in seen if a.kind != "heartbeat"]
     assert sum(a.size for a in events) == sum(os.path.getsize(p) - 4 for p in src)
     assert any(a.is_commit for a in events)
+    assert all(a.catchup for a in events)        # written before the watch began: history
 
 
 # -- alerts and metrics -------------------------------------------------------------------

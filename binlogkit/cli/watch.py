@@ -63,6 +63,9 @@ def _fail(exc) -> None:
 @click.option("--connection-server-id", type=click.IntRange(1, 4294967295), default=None,
               help="Server id the dump registers with (default: one derived from the pid; "
                    "give each watcher and backup of a server its own).")
+@click.option("--start-log", default=None, metavar="NAME",
+              help="Read from the start of this binlog (default: where the server writes now); "
+                   "what was written before the watch started is counted, never alerted.")
 @click.option("--threshold", type=click.FloatRange(min=0.1), default=1.0, show_default=True,
               metavar="SECONDS", help="Report stalls at least this long.")
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default=None,
@@ -75,10 +78,12 @@ def _fail(exc) -> None:
               help="Serve Prometheus metrics on HOST:PORT (default host 127.0.0.1).")
 @click.option("--heartbeat", type=click.FloatRange(min=0.1, max=30), default=0.5,
               show_default=True, metavar="SECONDS", help="Heartbeat period asked of the server.")
+@click.option("--exit-when-caught-up", is_flag=True, hidden=True,
+              help="End at the first heartbeat (nothing more to read): bench/bench_watch.py.")
 @click.option("--server-tz", default=None, metavar="ZONE",
               help="Zone of the slow log's zone-less times where SET timestamp does not tell.")
 def watch(binlog_dir, slowlog, no_slowlog, threshold, fmt, output, exec_cmd, metrics, heartbeat,
-          server_tz, connection_server_id, **conn):
+          server_tz, connection_server_id, start_log, exit_when_caught_up, **conn):
     live = any(conn[key] for key in ("host", "socket", "port", "user", "protocol"))
     if binlog_dir and live:
         raise click.UsageError("give --binlog-dir or a server (-h/-S/-u...), not both")
@@ -89,11 +94,11 @@ def watch(binlog_dir, slowlog, no_slowlog, threshold, fmt, output, exec_cmd, met
         alerts = AlertWriter(output, fmt, exec_cmd, on_error=_note)
         prom = _metrics(metrics)
         if binlog_dir:
-            follower, describe, query = _local(binlog_dir)
+            follower, describe, query = _local(binlog_dir, start_log)
         else:
-            follower, describe, query = _remote(conn, connection_server_id, heartbeat)
+            follower, describe, query = _remote(conn, connection_server_id, heartbeat, start_log)
         slow = None if no_slowlog else _slow_source(slowlog, query, server_tz)
-        code = _run(follower, alerts, slow, prom, threshold, describe)
+        code = _run(follower, alerts, slow, prom, threshold, describe, exit_when_caught_up)
     except exits.HANDLED as exc:
         _fail(exc)
     except ValueError as exc:
@@ -118,12 +123,13 @@ def _metrics(address):
     return prom
 
 
-def _local(directory):
+def _local(directory, start_log):
     from binlogkit.watch.localdir import LocalBinlogFollower
-    return LocalBinlogFollower(directory), f"binlog files in {directory}", None
+    start = (start_log, 4) if start_log else None
+    return LocalBinlogFollower(directory, start=start), f"binlog files in {directory}", None
 
 
-def _remote(conn, server_id, heartbeat):
+def _remote(conn, server_id, heartbeat, start_log):
     from binlogkit.cli.remote import connect_options
     from binlogkit.remote.connection import connect
     from binlogkit.remote.follow import BinlogFollower
@@ -145,7 +151,8 @@ def _remote(conn, server_id, heartbeat):
 
     if server_id is None:
         server_id = 1_000_000_000 + os.getpid() % 1_000_000
-    follower = BinlogFollower(connector, server_id=server_id, heartbeat=heartbeat)
+    follower = BinlogFollower(connector, server_id=server_id, heartbeat=heartbeat,
+                              start=(start_log, 4) if start_log else None)
     return follower, f"server at {options.describe()}", query
 
 
@@ -172,10 +179,10 @@ def _slow_source(path, query, server_tz):
     return None
 
 
-def _run(follower, alerts, slow, prom, threshold, describe):
+def _run(follower, alerts, slow, prom, threshold, describe, until_caught_up=False):
     from binlogkit.watch.run import Watcher
     watcher = Watcher(follower, alerts, slow=slow, metrics=prom, threshold=threshold,
-                      describe=describe)
+                      describe=describe, until_caught_up=until_caught_up)
     saved = {}
 
     def stop(signum, frame):

@@ -171,7 +171,7 @@ class BinlogFollower:
     def _receive(self, stream, sink, live_from):
         framer = ReceivedEvents(self.file or "", verify_checksum=False)
         clock = self.clock
-        catchup = _before(self.file, self.pos, live_from)
+        catchup = is_before(self.file, self.pos, live_from)
         resent_fde = self.pos > L.BIN_LOG_HEADER_SIZE
         for data in stream.events():
             at = clock()
@@ -192,7 +192,7 @@ class BinlogFollower:
                 self.version = _fde_version(raw) or self.version
                 continue            # the description sent again at a dump's start
             if catchup:
-                catchup = _before(self.file, self.pos, live_from)
+                catchup = is_before(self.file, self.pos, live_from)
             arrival = arrival_of(at, raw, framer.fde, self.file, self.pos, catchup)
             if raw.log_pos:
                 self.pos = raw.log_pos
@@ -229,7 +229,7 @@ def arrival_of(at, raw, fde, file, pos, catchup=False):
     return Arrival(at, kind, type_code, raw.when, file, pos, raw.event_size, catchup)
 
 
-def _before(file, pos, live_from):
+def is_before(file, pos, live_from):
     """True while (file, pos) is before the position the server wrote at connection."""
     live_file, live_pos = live_from
     if file is None:

@@ -36,7 +36,7 @@ def iso(t):
 
 
 class OnlineDiagnosis:
-    def __init__(self, threshold=1.0, emit=None, settle=0.5, window_s=300.0):
+    def __init__(self, threshold=1.0, emit=None, settle=0.5, window_s=60.0):
         self.threshold = threshold
         self.settle = settle
         self.emit = emit or (lambda kind, payload: None)
@@ -47,6 +47,7 @@ class OnlineDiagnosis:
         self.last_live = None   # arrival of the last live transaction event
         self.away = False       # the connection was lost since last_live
         self.stalls_by_cause = {}
+        self.next_forget = 0.0
 
     # -- input ---------------------------------------------------------------
     def feed(self, a):
@@ -111,9 +112,10 @@ class OnlineDiagnosis:
 
     # -- decisions -----------------------------------------------------------
     def tick(self, now):
+        if now >= self.next_forget:
+            self.next_forget = now + 5.0
+            self.timeline.forget_before(now - 30.0)     # candidates look back less than that
         if not self.open:
-            if int(now) % 30 == 0:
-                self.timeline.forget_before(now)
             return
         keep = []
         for cand in self.open:

@@ -14,7 +14,7 @@ import time
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.reader import BinlogReader
 from binlogkit.errors import BinlogError
-from binlogkit.remote.follow import Arrival, FollowStopped, arrival_of
+from binlogkit.remote.follow import Arrival, FollowStopped, is_before, arrival_of
 from binlogkit.remote.framer import ReceivedEvents
 
 __all__ = ["LocalBinlogFollower", "binlog_names"]
@@ -51,6 +51,7 @@ class LocalBinlogFollower:
         self.reconnects = 0
         self.version = ""
         self.waiting_for = None
+        self.live_from = None           # (file, size) when the watch began: older is history
 
     def stop(self):
         self.stopping = True
@@ -71,6 +72,8 @@ class LocalBinlogFollower:
         names = binlog_names(self.directory)
         if not names:
             raise BinlogError(f"no binlog files in {self.directory}", path=self.directory)
+        last = names[-1]
+        self.live_from = (last, os.path.getsize(os.path.join(self.directory, last)))
         if self.start is not None:
             name, pos = self.start
         else:
@@ -118,7 +121,10 @@ class LocalBinlogFollower:
             if len(data) - offset < size:
                 break
             raw = self.framer.frame(data[offset:offset + size], self.pos)
-            arrival = arrival_of(at, raw, self.framer.fde, self.file, self.pos)
+            catchup = self.live_from is not None and is_before(self.file, self.pos, self.live_from)
+            if not catchup:
+                self.live_from = None
+            arrival = arrival_of(at, raw, self.framer.fde, self.file, self.pos, catchup)
             self.pos += size
             offset += size
             arrival.end = self.pos

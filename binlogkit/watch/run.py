@@ -23,7 +23,7 @@ SLOW_POLL_S = 0.2
 
 class Watcher:
     def __init__(self, follower, alerts, *, slow=None, metrics=None, threshold=1.0, settle=0.5,
-                 describe="", clock=time.time):
+                 describe="", clock=time.time, until_caught_up=False):
         self.follower = follower
         self.alerts = alerts
         self.slow = slow
@@ -37,6 +37,7 @@ class Watcher:
         self.hup = False
         self.last_commit_at = None
         self.threads = []
+        self.until_caught_up = until_caught_up
         if hasattr(follower, "notice"):
             follower.notice = self._notice
 
@@ -135,6 +136,8 @@ class Watcher:
 
     def _arrival(self, a):
         m = self.metrics
+        if a.kind == "heartbeat" and self.until_caught_up:
+            self.stop()
         if m is not None:
             if a.kind == "heartbeat":
                 m.behind.set(0)

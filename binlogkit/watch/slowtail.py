@@ -55,7 +55,7 @@ def slow_entry(entry):
     start_us = entry.start_us if entry.start_us is not None else entry.end_us - round(qt * 1e6)
     query = entry.query or b""
     return SlowEntry(start_us / 1e6, entry.end_us / 1e6, qt, entry.lock_time or 0.0,
-                     entry.rows_examined or 0, statement_kind(query), query[:200])
+                     entry.rows_examined or 0, statement_kind(query), query[:120])
 
 
 class SlowFileFollower:
@@ -185,7 +185,7 @@ class SlowTableFollower:
                 continue
             text = sql_text if isinstance(sql_text, bytes) else str(sql_text or "").encode()
             out.append(SlowEntry(start, start + qt, qt, float(lt or 0), int(examined or 0),
-                                 statement_kind(text), text[:200]))
+                                 statement_kind(text), text[:120]))
         if out:
             self.since = max(e.start for e in out)
             self.seen = {k for k in seen if k[0] >= self.since}

@@ -53,7 +53,7 @@ class SlowEntry:
 
 
 class Timeline:
-    def __init__(self, window_s=300.0, cap=100_000):
+    def __init__(self, window_s=60.0, cap=20_000):
         self.window_s = window_s
         self.rotations = deque(maxlen=1000)
         self.markers = deque(maxlen=1000)
