@@ -56,9 +56,9 @@ class Feed:
         fde = Arrival(done_at, "fde", L.FORMAT_DESCRIPTION_EVENT, int(at), self.file, 4, 256, False)
         self.diag.feed(fde)
 
-    def stalls(self, until):
+    def stalls(self, until, state="ended"):
         self.diag.tick(until)
-        return [p for kind, p in self.out if kind == "stall"]
+        return [p for kind, p in self.out if kind == "stall" and p["state"] == state]
 
 
 def test_idle_is_no_stall():
@@ -82,6 +82,28 @@ def test_rotation_stall_with_its_file_and_sync_time():
     assert s["rotation"]["from_file"] == "bin.000001" and s["rotation"]["sync_s"] == 2.5
     assert 2.4 <= s["duration_s"] <= 2.6
     json.dumps(s, allow_nan=False)
+
+
+def test_rotation_said_while_it_stalls_then_when_it_ends():
+    f = Feed()
+    f.steady(T0, T0 + 5.3)
+    a = Arrival(T0 + 5.35, "rotate", L.ROTATE_EVENT, int(T0 + 5), f.file, f.pos, 44, False)
+    a.next_file = "bin.000002"
+    f.diag.feed(a)
+    assert f.stalls(T0 + 6.2, "ongoing") == []
+    ongoing = f.stalls(T0 + 6.4, "ongoing")
+    assert len(ongoing) == 1 and ongoing[0]["cause"] == "binlog_rotation"
+    assert ongoing[0]["rotation"]["from_file"] == "bin.000001"
+    f.diag.tick(T0 + 7)
+    assert len(f.stalls(T0 + 7, "ongoing")) == 1          # said once
+    f.file, f.pos = "bin.000002", 4
+    f.diag.feed(Arrival(T0 + 7.85, "fde", L.FORMAT_DESCRIPTION_EVENT, int(T0 + 5), f.file, 4,
+                        256, False))
+    f.commit(T0 + 7.86, started=T0 + 5.3)
+    f.steady(T0 + 7.9, T0 + 9)
+    ended = f.stalls(T0 + 10)
+    assert len(ended) == 1 and ended[0]["id"] == ongoing[0]["id"]
+    assert ended[0]["rotation"]["sync_s"] == 2.5
 
 
 def test_slow_rotation_on_an_idle_server_is_no_stall():

@@ -30,9 +30,12 @@ def _hms(text):
 
 
 def human_line(kind, p):
+    if kind == "stall" and p.get("state") == "cancelled":
+        return f"{_hms(p['start'])} stall {p['id']} cancelled: {p['hint']}"
     if kind == "stall":
         rot = p.get("rotation")
-        head = f"{_hms(p['start'])} STALL {p['duration_s']:.2f} s {p['cause']}"
+        state = " (going on)" if p.get("state") == "ongoing" else ""
+        head = f"{_hms(p['start'])} STALL {p['duration_s']:.2f} s{state} {p['cause']}"
         if rot:
             sync = f", sync {rot['sync_s']:.2f} s" if rot.get("sync_s") is not None else ""
             return (f"{head}: commits stalled while {rot['from_file']} "

@@ -112,6 +112,7 @@ class OnlineDiagnosis:
 
     # -- decisions -----------------------------------------------------------
     def tick(self, now):
+        self._ongoing(now)
         if now >= self.next_forget:
             self.next_forget = now + 5.0
             self.timeline.forget_before(now - 30.0)     # candidates look back less than that
@@ -125,6 +126,25 @@ class OnlineDiagnosis:
                 keep.append(cand)
         self.open = keep
 
+    def _ongoing(self, now):
+        """A Rotate whose next file has not come for `threshold` s while commits were
+        flowing just before it: the rotation is stalling the commits now.  Said at once
+        (state "ongoing"), then again with the same id when it ends."""
+        rot = self.timeline.pending_rotation
+        if (rot is None or rot.catchup or rot.alerted is not None or self.away
+                or now - rot.at < self.threshold or self.last_live is None
+                or rot.at - self.last_live > 1.0 or self.timeline.rate(rot.at, 5.0) < 1.0):
+            return
+        self.count += 1
+        rot.alerted = self.count
+        cand = rules.Candidate(min(self.last_live, rot.at), now)
+        cand.id = self.count
+        verdict = rules.Verdict("binlog_rotation", True, rotation=rot,
+                                hint=f"{rot.from_file} is still being closed and synced")
+        payload = stall_dict(cand, verdict, self.threshold)
+        payload["state"] = "ongoing"
+        self.emit("stall", payload)
+
     def flush(self):
         """Decide every open candidate (at exit)."""
         for cand in self.open:
@@ -136,11 +156,27 @@ class OnlineDiagnosis:
             verdict = rules.decide(cand, self.timeline, self.settle)
             if verdict.stall and cand.duration >= self.threshold:
                 self._emit_stall(cand, verdict)
+            else:
+                self._cancel(cand)
             cand = verdict.rest
 
+    def _cancel(self, cand):
+        """An ongoing alert whose gap turned out to be no stall (nobody waited)."""
+        for rot in self.timeline.rotations_between(cand.start - rules.ROTATION_EARLY_S, cand.end):
+            if rot.alerted is not None and not rot.closed:
+                rot.closed = True
+                self.emit("stall", {"id": rot.alerted, "state": "cancelled",
+                                    "start": iso(cand.start), "end": iso(cand.end),
+                                    "cause": None, "hint": "nothing waited: not a stall"})
+
     def _emit_stall(self, cand, verdict):
-        self.count += 1
-        cand.id = self.count
+        rot = verdict.rotation
+        if rot is not None and rot.alerted is not None and verdict.cause == "binlog_rotation":
+            cand.id = rot.alerted               # the end of a stall said while it went on
+            rot.closed = True
+        else:
+            self.count += 1
+            cand.id = self.count
         self.stalls_by_cause[verdict.cause] = self.stalls_by_cause.get(verdict.cause, 0) + 1
         self.emit("stall", stall_dict(cand, verdict, self.threshold))
 

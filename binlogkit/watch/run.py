@@ -160,7 +160,7 @@ class Watcher:
         self.diag.feed(a)
 
     def _emit(self, kind, payload):
-        if kind == "stall" and self.metrics is not None:
+        if kind == "stall" and self.metrics is not None and payload["state"] == "ended":
             self.metrics.stall(payload["cause"], payload["duration_s"])
         if kind == "restart" and self.metrics is not None:
             self.metrics.restarts.inc()

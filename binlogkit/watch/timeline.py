@@ -21,12 +21,15 @@ class Rotation:
     """A binlog rotation: the Rotate event's arrival, then the next file's format
     description's (the rotation's end: the old file was synced and closed)."""
 
-    __slots__ = ("at", "done_at", "from_file", "to_file", "size", "when", "catchup")
+    __slots__ = ("at", "done_at", "from_file", "to_file", "size", "when", "catchup", "alerted",
+                 "closed")
 
     def __init__(self, at, from_file, to_file, size, when, catchup=False):
         self.at, self.from_file, self.to_file, self.size = at, from_file, to_file, size
         self.when, self.catchup = when, catchup
         self.done_at = None
+        self.alerted = None         # the id of the "ongoing" stall said for it
+        self.closed = False
 
     @property
     def sync_s(self):
