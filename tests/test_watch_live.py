@@ -231,3 +231,33 @@ def test_mysql_stalls_alerted_live():
         truth = lab.truth()
     assert code == 0
     check(watch, truth, quiet)
+
+
+def test_slow_log_table_followed():
+    """log_output=TABLE: the rows of mysql.slow_log added since the last poll, once each."""
+    import pymysql
+    from binlogkit.lab.server import MariaDBServer
+    from binlogkit.watch.slowtail import SlowTableFollower
+    opts = {"log_bin": "mariadb-bin", "server_id": 1, "slow_query_log": 1, "log_output": "TABLE",
+            "long_query_time": 0}
+    with MariaDBServer(options=opts, env={"TZ": "UTC"}) as srv:
+        conn = srv.connect(autocommit=True)
+
+        def query(sql, args=None):
+            with conn.cursor() as cur:
+                cur.execute(sql, args)
+                return cur.fetchall()
+
+        srv.sql("CREATE DATABASE d; CREATE TABLE d.t (a INT)")
+        follower = SlowTableFollower(query)
+        assert follower.poll() == []
+        srv.sql("INSERT INTO d.t VALUES (1); SELECT SLEEP(1.2); COMMIT;")
+        got = follower.poll()
+        texts = [e.query for e in got]
+        assert b"INSERT INTO d.t VALUES (1)" in texts and b"SELECT SLEEP(1.2)" in texts
+        sleep = got[texts.index(b"SELECT SLEEP(1.2)")]
+        assert sleep.kind == "read" and 1.1 < sleep.query_time < 3
+        assert abs(sleep.end - sleep.start - sleep.query_time) < 1e-6
+        assert abs(sleep.end - time.time()) < 10
+        assert [e for e in follower.poll() if e.query in texts] == []      # once each
+        conn.close()

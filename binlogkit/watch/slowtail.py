@@ -160,18 +160,24 @@ class SlowFileFollower:
 
 
 class SlowTableFollower:
-    """Rows of mysql.slow_log newer than the last seen (log_output=TABLE)."""
+    """Rows of mysql.slow_log newer than the last seen (log_output=TABLE).  The watcher's
+    own polls (marked with a comment) are left out: with long_query_time=0 they are
+    logged too."""
 
-    SQL = ("SELECT UNIX_TIMESTAMP(start_time), TIME_TO_SEC(query_time), TIME_TO_SEC(lock_time), "
-           "rows_examined, thread_id, sql_text FROM mysql.slow_log WHERE start_time >= "
-           "FROM_UNIXTIME(%s) ORDER BY start_time LIMIT 10000")
+    MARK = "/* binlogkit watch */"
+    SQL = (MARK + " SELECT UNIX_TIMESTAMP(start_time), TIME_TO_SEC(query_time), "
+           "TIME_TO_SEC(lock_time), rows_examined, thread_id, sql_text FROM mysql.slow_log "
+           "WHERE start_time >= FROM_UNIXTIME(%s) AND sql_text NOT LIKE '/* binlogkit watch */%%' "
+           "ORDER BY start_time LIMIT 10000")
 
     def __init__(self, query):
         self.query = query          # callable(sql, args) -> rows
-        rows = query("SELECT UNIX_TIMESTAMP(MAX(start_time)) FROM mysql.slow_log", None)
+        rows = query(self.MARK + " SELECT UNIX_TIMESTAMP(MAX(start_time)) FROM mysql.slow_log",
+                     None)
         last = rows[0][0] if rows else None
         self.since = float(last) if last is not None else time.time()
         self.seen = set()
+        self.poll()                 # the rows at `since` itself are history
 
     def poll(self):
         rows = self.query(self.SQL, (f"{self.since:.6f}",))
@@ -188,5 +194,5 @@ class SlowTableFollower:
                                  statement_kind(text), text[:120]))
         if out:
             self.since = max(e.start for e in out)
-            self.seen = {k for k in seen if k[0] >= self.since}
+        self.seen = {k for k in seen | self.seen if k[0] >= self.since}
         return out
