@@ -38,6 +38,8 @@ class Watcher:
         self.last_commit_at = None
         self.threads = []
         self.until_caught_up = until_caught_up
+        self.n_events = self.n_bytes = 0     # counted here, added to the metrics 20 times a second
+        self.behind = 0.0
         if hasattr(follower, "notice"):
             follower.notice = self._notice
 
@@ -89,6 +91,9 @@ class Watcher:
         for thread in self.threads:
             thread.start()
         get = self.queue.get
+        handle = self._handle
+        monotonic = time.monotonic
+        next_tick = 0.0
         try:
             while not self.stopping.is_set():
                 try:
@@ -96,17 +101,31 @@ class Watcher:
                 except queue.Empty:
                     item = None
                 if item is not None:
-                    self._handle(item)
-                if self.hup:
-                    self.hup = False
-                    self.alerts.reopen()
-                self.diag.tick(self.clock())
+                    handle(item)
+                if item is None or monotonic() >= next_tick:    # busy: 20 times a second
+                    next_tick = monotonic() + 0.05
+                    self._flush_counts()
+                    if self.hup:
+                        self.hup = False
+                        self.alerts.reopen()
+                    self.diag.tick(self.clock())
             if self.error is not None:
                 raise self.error
         finally:
             self.follower.stop()
             self.diag.flush()
+            self._flush_counts()
             self._emit("stopped", {"at": iso(self.clock()), "message": self.describe})
+
+    def _flush_counts(self):
+        m = self.metrics
+        if m is None:
+            return
+        if self.n_events:
+            m.events.inc(self.n_events)
+            m.bytes.inc(self.n_bytes)
+            self.n_events = self.n_bytes = 0
+        m.behind.set(self.behind)
 
     def _handle(self, item):
         if not isinstance(item, tuple):
@@ -136,22 +155,23 @@ class Watcher:
 
     def _arrival(self, a):
         m = self.metrics
-        if a.kind == "heartbeat" and self.until_caught_up:
-            self.stop()
-        if m is not None:
-            if a.kind == "heartbeat":
-                m.behind.set(0)
-            else:
-                m.events.inc()
-                m.bytes.inc(a.size)
-                m.behind.set(max(0.0, a.at - a.when - 1) if a.catchup else 0)
-                if a.kind == "rotate":
+        kind = a.kind
+        if kind == "heartbeat":
+            self.behind = 0.0
+            if self.until_caught_up:
+                self.stop()
+        else:
+            self.n_events += 1
+            self.n_bytes += a.size
+            self.behind = max(0.0, a.at - a.when - 1) if a.catchup else 0.0
+            if m is not None:
+                if kind == "rotate":
                     m.rotations.inc()
-                elif a.kind == "event" and (a.is_commit or a.commit_us) and not a.catchup:
+                elif kind == "event" and (a.is_commit or a.commit_us) and not a.catchup:
                     last = self.last_commit_at
                     m.commit(a.at, None if last is None else a.at - last)
                     self.last_commit_at = a.at
-        if a.kind == "fde":
+        if kind == "fde":
             rot = self.diag.timeline.pending_rotation
             self.diag.feed(a)
             if m is not None and rot is not None and rot.done_at is not None and not rot.catchup:
