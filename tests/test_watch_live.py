@@ -261,3 +261,37 @@ def test_slow_log_table_followed():
         assert abs(sleep.end - time.time()) < 10
         assert [e for e in follower.poll() if e.query in texts] == []      # once each
         conn.close()
+
+
+def test_binlog_dir_with_output_file_and_sighup(tmp_path):
+    """--binlog-dir on a live server's datadir, -o FILE reopened on SIGHUP (logrotate)."""
+    from binlogkit.lab.server import MariaDBServer
+    out = tmp_path / "watch.jsonl"
+    opts = {"log_bin": "mariadb-bin", "server_id": 1, "binlog_format": "ROW"}
+    with MariaDBServer(options=opts, env={"TZ": "UTC"}) as srv:
+        srv.sql("CREATE DATABASE d; CREATE TABLE d.t (a INT)")
+        proc = subprocess.Popen([sys.executable, "-m", "binlogkit", "watch", "--binlog-dir",
+                                 str(srv.datadir), "--no-slowlog", "-o", str(out)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.time() + 30
+            while not (out.exists() and out.read_text()):
+                assert time.time() < deadline and proc.poll() is None, proc.stderr.read()
+                time.sleep(0.1)
+            srv.sql("INSERT INTO d.t VALUES (1); FLUSH BINARY LOGS; INSERT INTO d.t VALUES (2);")
+            time.sleep(1.0)
+            os.rename(out, tmp_path / "watch.jsonl.1")
+            proc.send_signal(signal.SIGHUP)
+            time.sleep(0.5)
+            srv.sql("FLUSH BINARY LOGS; INSERT INTO d.t VALUES (3);")
+            time.sleep(1.0)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(30)
+    first = [json.loads(line) for line in (tmp_path / "watch.jsonl.1").read_text().splitlines()]
+    second = [json.loads(line) for line in out.read_text().splitlines()]
+    assert code == 0 and proc.stdout.read() == b""
+    assert [d["from_file"] for d in first if d["event"] == "rotation"] == ["mariadb-bin.000001"]
+    assert [d["from_file"] for d in second if d["event"] == "rotation"] == ["mariadb-bin.000002"]
+    assert second[-1]["event"] == "stopped"
+    assert not [d for d in first + second if d["event"] == "stall"]
