@@ -166,9 +166,34 @@ def test_stall_is_decided_within_the_settle_time():
     f = Feed()
     f.steady(T0, T0 + 5)
     f.commit(T0 + 8, started=T0 + 4.9)
-    f.diag.tick(T0 + 8.3)
-    assert f.stalls(T0 + 8.3) == []
+    f.steady(T0 + 8.05, T0 + 8.45)       # the commits flow on
+    assert f.stalls(T0 + 8.45) == []
+    f.steady(T0 + 8.5, T0 + 8.6)
     assert len(f.stalls(T0 + 8.6)) == 1
+
+
+def test_lock_then_nothing_is_said_at_most_chain_hold_later():
+    from binlogkit.watch.rules import CHAIN_HOLD_S
+    f = Feed()
+    f.steady(T0, T0 + 5)
+    f.commit(T0 + 8, started=T0 + 4.9)  # released, then the workload stopped
+    assert f.stalls(T0 + 8 + CHAIN_HOLD_S - 0.1) == []
+    assert [s["cause"] for s in f.stalls(T0 + 8 + CHAIN_HOLD_S + 0.1)] == ["lock"]
+
+
+def test_commits_stopping_again_and_again_are_commit_sync():
+    f = Feed()
+    f.steady(T0, T0 + 5)
+    t = T0 + 5
+    for _ in range(4):                   # each commit group waits ~1.5 s for a slow sync
+        t += 1.5
+        f.commit(t, started=t - 1.5)
+        f.commit(t + 0.01, started=t - 1.5)
+        t += 0.01
+    f.steady(t + 0.05, t + 3)
+    stalls = f.stalls(t + 4)
+    assert [s["cause"] for s in stalls] == ["commit_sync"]
+    assert 5.9 <= stalls[0]["duration_s"] <= 6.1
 
 
 # -- the slow-log follower ------------------------------------------------------------

@@ -2,7 +2,7 @@
 
     diag = OnlineDiagnosis(threshold=1.0, emit=callback)
     diag.feed(arrival)          # every binlog Arrival, in order
-    diag.feed_slow(entry)       # every slow-log SlowEntry
+    diag.feed_slow(entry)       # every slow-log SlowEntry (writes slowed, not stopped: commit_sync)
     diag.lost(at) / diag.tick(now)
 
 A live commit that arrives `threshold` seconds or more after the previous one
@@ -21,6 +21,8 @@ reconnection.
 """
 import datetime
 import math
+import time
+from collections import deque
 
 from binlogkit.watch import rules
 from binlogkit.watch.timeline import Timeline
@@ -48,6 +50,9 @@ class OnlineDiagnosis:
         self.away = False       # the connection was lost since last_live
         self.stalls_by_cause = {}
         self.next_forget = 0.0
+        self.slowed = None      # a run of slowed writes (commit_sync), or None
+        self.chain = []         # (candidate, verdict) of lock stalls one right after another
+        self.said = deque(maxlen=64)        # (start, end) of the stalls emitted lately
 
     # -- input ---------------------------------------------------------------
     def feed(self, a):
@@ -102,8 +107,21 @@ class OnlineDiagnosis:
                                "sync_s": None if rot.sync_s is None else round(rot.sync_s, 3),
                                "catchup": rot.catchup})
 
-    def feed_slow(self, entry):
+    def feed_slow(self, entry, now=None):
+        """A slow-log entry; writes and COMMITs slower than SLOWED_S that end one after
+        another make a run that may be a ``commit_sync`` stall (rules.slowed_verdict)."""
         self.timeline.note_slow(entry)
+        if entry.kind not in ("write", "commit") or entry.query_time < rules.SLOWED_S:
+            return
+        run = self.slowed
+        if run is not None and entry.start > run.end + rules.SLOWED_GAP_S:
+            self._decide_slowed()
+            run = None
+        if run is None:
+            self.slowed = run = rules.SlowedRun(entry)
+        else:
+            run.add(entry)
+        run.last_wall = time.time() if now is None else now
 
     def lost(self, at, message=""):
         """The connection was lost: the gap it makes is no stall."""
@@ -113,18 +131,23 @@ class OnlineDiagnosis:
     # -- decisions -----------------------------------------------------------
     def tick(self, now):
         self._ongoing(now)
+        run = self.slowed
+        if run is not None and now - run.last_wall >= rules.SLOWED_GAP_S:
+            self._decide_slowed()
         if now >= self.next_forget:
             self.next_forget = now + 5.0
             self.timeline.forget_before(now - 30.0)     # candidates look back less than that
-        if not self.open:
-            return
-        keep = []
-        for cand in self.open:
-            if now > cand.end + self.settle:
-                self._decide(cand)
-            else:
-                keep.append(cand)
-        self.open = keep
+        if self.open:
+            keep = []
+            for cand in self.open:
+                if now > cand.end + self.settle:
+                    self._decide(cand)
+                else:
+                    keep.append(cand)
+            self.open = keep
+        chain = self.chain
+        if chain and now > chain[-1][0].end + rules.CHAIN_HOLD_S and not self.open:
+            self._close_chain()
 
     def _ongoing(self, now):
         """A Rotate whose next file has not come for `threshold` s while commits were
@@ -150,15 +173,59 @@ class OnlineDiagnosis:
         for cand in self.open:
             self._decide(cand)
         self.open = []
+        self._close_chain()
 
     def _decide(self, cand):
         while cand is not None:
             verdict = rules.decide(cand, self.timeline, self.settle)
             if verdict.stall and cand.duration >= self.threshold:
-                self._emit_stall(cand, verdict)
+                if verdict.cause in rules.CHAINED:
+                    self._chain(cand, verdict)
+                else:
+                    self._close_chain()
+                    self._emit_stall(cand, verdict)
             else:
+                self._close_chain()
                 self._cancel(cand)
             cand = verdict.rest
+
+    def _chain(self, cand, verdict):
+        """Commits that stop again right after a small burst, gap after gap, were slowed,
+        not stopped: a lock (or unknown) stall after which the commits did not flow on
+        (none in CHAIN_LINK_S..settle after its end) is held until the next gap."""
+        chain = self.chain
+        if chain and cand.start - chain[-1][0].end > rules.CHAIN_LINK_S:
+            self._close_chain()
+        self.chain.append((cand, verdict))
+        if cand.last_seen - cand.end > rules.CHAIN_LINK_S * 0.6:
+            self._close_chain()             # the commits flowed on: the stall ended here
+
+    def _close_chain(self):
+        chain, self.chain = self.chain, []
+        if not chain:
+            return
+        if len(chain) == 1:
+            self._emit_stall(*chain[0])
+            return
+        first, last = chain[0][0], chain[-1][0]
+        whole = rules.Candidate(first.start, last.end)
+        for cand, _ in chain:
+            whole.waiting_commits += cand.waiting_commits
+            whole.max_wait = max(whole.max_wait, cand.max_wait)
+        slow = [e for _, v in chain for e in v.slow]
+        self._emit_stall(whole, rules.Verdict(
+            "commit_sync", True, slow=slow,
+            hint=f"commits stopped {len(chain)} times in a row, each for about "
+                 f"{sum(c.duration for c, _ in chain) / len(chain):.2f} s, with a few between: "
+                 "commits slowed, not stopped (binlog or redo log sync: sync_binlog, "
+                 "innodb_flush_log_at_trx_commit, the disk)"))
+
+    def _decide_slowed(self):
+        run, self.slowed = self.slowed, None
+        verdict = rules.slowed_verdict(run, self.threshold, self.said)
+        if verdict is not None:
+            cand = rules.Candidate(run.start, run.end)
+            self._emit_stall(cand, verdict)
 
     def _cancel(self, cand):
         """An ongoing alert whose gap turned out to be no stall (nobody waited)."""
@@ -178,6 +245,7 @@ class OnlineDiagnosis:
             self.count += 1
             cand.id = self.count
         self.stalls_by_cause[verdict.cause] = self.stalls_by_cause.get(verdict.cause, 0) + 1
+        self.said.append((cand.start, cand.end))
         self.emit("stall", stall_dict(cand, verdict, self.threshold))
 
 

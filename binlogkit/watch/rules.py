@@ -18,8 +18,18 @@ decides wins, in the order of RULES:
   the statements);
 * ``unknown``: work waited, and the only evidence is one statement that
   examined many rows (a long statement, not a wait).
+
+``commit_sync`` is not one gap: commits slowed, not stopped.  Gaps that follow each
+other with only a burst of commits between them (less than CHAIN_LINK_S), each of
+which the rules above would call ``lock``, are one ``commit_sync`` stall (a lock
+stall after which the commits did not flow on is held until the next gap is decided).  The
+slow log shows it too
+(`SlowedRun`): writes and COMMITs that took SLOWED_S or more, each begun before the
+last one ended (+ SLOWED_GAP_S), for at least the threshold, released at several
+instants rather than together, in a stretch no other stall explains
+(`slowed_verdict`).  Without a slow log it is not seen.
 """
-__all__ = ["Candidate", "Verdict", "RULES", "decide"]
+__all__ = ["Candidate", "Verdict", "RULES", "decide", "SlowedRun", "slowed_verdict"]
 
 WAIT_MIN_S = 0.25        # less than this is within a second's rounding and a normal commit
 ROTATION_EARLY_S = 0.5   # a Rotate this long before the last commit still opens the gap
@@ -31,7 +41,7 @@ class Candidate:
     """A commit gap [start, end] (arrival times) and the evidence gathered after it."""
 
     __slots__ = ("start", "end", "first", "waiting_commits", "waiting_events", "events",
-                 "max_wait", "decided", "id", "part_of")
+                 "max_wait", "decided", "id", "part_of", "last_seen")
 
     def __init__(self, start, end, first=None):
         self.start, self.end, self.first = start, end, first
@@ -42,6 +52,7 @@ class Candidate:
         self.decided = False
         self.id = None
         self.part_of = None
+        self.last_seen = end        # the last arrival of its settle time
 
     @property
     def duration(self):
@@ -52,6 +63,7 @@ class Candidate:
 
     def add(self, arrival, waited):
         self.events += 1
+        self.last_seen = arrival.at
         if waited >= self.wait_needed():
             self.waiting_events += 1
             if arrival.is_commit:
@@ -141,3 +153,49 @@ def decide(candidate, timeline, settle):
         if verdict is not None:
             return verdict
     return Verdict("unknown", True)
+
+
+CHAINED = ("lock", "unknown")   # a gap right after (commits did not flow on): commit_sync
+CHAIN_LINK_S = 0.5      # commits between two gaps for less than this: one slowed stretch
+CHAIN_HOLD_S = 2.5      # a held stall is said at the latest this long after its end
+SLOWED_S = 0.25         # a write or COMMIT this slow is slowed (a normal one takes ms)
+SLOWED_GAP_S = 1.25     # a slowed write that began this long after the run's last end: a new run
+RELEASES_MIN = 3        # distinct release instants: a slowed trickle, not one pile-up
+RELEASE_APART_S = 0.2
+
+
+class SlowedRun:
+    """Slowed writes and COMMITs ending one after another (server times)."""
+
+    __slots__ = ("start", "end", "entries", "last_wall")
+
+    def __init__(self, entry):
+        self.start, self.end, self.entries = entry.start, entry.end, [entry]
+        self.last_wall = 0.0
+
+    def add(self, entry):
+        self.start = min(self.start, entry.start)
+        self.end = max(self.end, entry.end)
+        if len(self.entries) < 10_000:
+            self.entries.append(entry)
+
+
+def slowed_verdict(run, threshold, said):
+    """A ``commit_sync`` Verdict for a run of slowed writes, or None (module doc)."""
+    if run is None or run.end - run.start < threshold:
+        return None
+    ends = sorted(e.end for e in run.entries)
+    releases = 1 + sum(1 for a, b in zip(ends, ends[1:]) if b - a > RELEASE_APART_S)
+    if releases < RELEASES_MIN:
+        return None
+    span = run.end - run.start
+    for start, end in said:
+        if min(end, run.end) - max(start, run.start) > 0.5 * span:
+            return None
+    times = sorted(e.query_time for e in run.entries)
+    median = times[len(times) // 2]
+    return Verdict("commit_sync", True, slow=run.entries,
+                   hint=f"{len(run.entries)} writes and COMMITs took {median:.2f} s each "
+                        f"(median), released at {releases} instants: commits slowed, not "
+                        "stopped (binlog or redo log sync: sync_binlog, "
+                        "innodb_flush_log_at_trx_commit, the disk)")
