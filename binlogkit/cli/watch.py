@@ -24,7 +24,8 @@ few fields; nothing is copied), or the files in --binlog-dir, and the slow log
 logs to a table).  A stretch of --threshold seconds or more without a commit in
 which work waited is a stall; each is written once, within about a second of
 its end, with its cause: binlog_rotation (with the file, its size and how long
-its sync took), lock, unknown.  Idle time, restarts and reconnections are not
+its sync took; a rotation still holding the commits is said while it goes on
+too), lock, commit_sync, unknown.  Idle time, restarts and reconnections are not
 stalls.  Rotations, restarts and lost connections are written too.
 
 \b
