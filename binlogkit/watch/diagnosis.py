@@ -80,11 +80,11 @@ class OnlineDiagnosis:
         if self.last_live is not None and not self.away and now - self.last_live >= self.threshold:
             cand = rules.Candidate(self.last_live, now, a)
             self.open.append(cand)
-        skew = tl.skew()
-        waited = tl.waited(a, skew)
-        for cand in self.open:
-            if now <= cand.end + self.settle:
-                cand.add(a, waited)
+        if self.open:
+            waited = tl.waited(a)
+            for cand in self.open:
+                if now <= cand.end + self.settle:
+                    cand.add(a, waited)
         if a.is_commit or a.commit_us:
             tl.note_commit(a)
         self.last_live = now

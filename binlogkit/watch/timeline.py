@@ -62,6 +62,7 @@ class Timeline:
         self.markers = deque(maxlen=1000)
         self.slow = deque(maxlen=cap)
         self._skew = deque()            # (second, least arrival - when in it), last minute
+        self._least = 0.0               # the least of those
         self.last_commit_at = None      # arrival of the last live transaction event
         self.last_commit_when = None
         self.pending_rotation = None    # a Rotate seen, its next file not yet
@@ -75,10 +76,13 @@ class Timeline:
         if skew and skew[-1][0] == second:
             if offset < skew[-1][1]:
                 skew[-1] = (second, offset)
+                if offset < self._least:
+                    self._least = offset
         else:
             skew.append((second, offset))
             while skew and skew[0][0] < second - 60:
                 skew.popleft()
+            self._least = min(s for _, s in skew)      # once a second
 
     def note_commit(self, a):
         self.last_commit_at = a.at
@@ -117,7 +121,7 @@ class Timeline:
     # -- reading ---------------------------------------------------------------
     def skew(self):
         """Least (arrival - header time) over the last minute; 0 before any event."""
-        return min((s for _, s in self._skew), default=0.0)
+        return self._least
 
     def waited(self, a, skew=None):
         """Lower bound (s) of how long the statement behind event `a` waited before
