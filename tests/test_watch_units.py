@@ -318,3 +318,12 @@ def test_usage_errors_are_one_line():
                         "-u", "root", "--no-slowlog"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert r.stderr.startswith("binlogkit watch: ") and len(r.stderr.splitlines()) == 1
+    import socket
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "binlogkit", "watch", "-S", "/nonexistent/sock",
+                            "--metrics", f"127.0.0.1:{port}"], capture_output=True, text=True,
+                           timeout=60)
+    assert r.returncode == 1 and r.stderr.startswith(f"binlogkit watch: --metrics 127.0.0.1:{port}: ")

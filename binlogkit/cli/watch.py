@@ -120,7 +120,11 @@ def _metrics(address):
     from binlogkit.watch.metrics import WatchMetrics, parse_address
     parse_address(address)
     prom = WatchMetrics()
-    prom.serve(address)
+    try:
+        prom.serve(address)
+    except OSError as exc:
+        from binlogkit.errors import BinlogkitError
+        raise BinlogkitError(f"--metrics {address}: {exc.strerror or exc}") from None
     return prom
 
 
