@@ -108,10 +108,11 @@ class OnlineDiagnosis:
                                "catchup": rot.catchup})
 
     def feed_slow(self, entry, now=None):
-        """A slow-log entry; writes and COMMITs slower than SLOWED_S that end one after
+        """A slow-log entry; writes and COMMITs of half the threshold or more that end one after
         another make a run that may be a ``commit_sync`` stall (rules.slowed_verdict)."""
         self.timeline.note_slow(entry)
-        if entry.kind not in ("write", "commit") or entry.query_time < rules.SLOWED_S:
+        if (entry.kind not in ("write", "commit")
+                or entry.query_time < rules.SLOWED_SHARE * self.threshold):
             return
         run = self.slowed
         if run is not None and entry.start > run.end + rules.SLOWED_GAP_S:

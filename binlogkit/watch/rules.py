@@ -24,7 +24,7 @@ other with only a burst of commits between them (less than CHAIN_LINK_S), each o
 which the rules above would call ``lock``, are one ``commit_sync`` stall (a lock
 stall after which the commits did not flow on is held until the next gap is decided).  The
 slow log shows it too
-(`SlowedRun`): writes and COMMITs that took SLOWED_S or more, each begun before the
+(`SlowedRun`): writes and COMMITs that took half the threshold or more, each begun before the
 last one ended (+ SLOWED_GAP_S), for at least the threshold, released at several
 instants rather than together, in a stretch no other stall explains
 (`slowed_verdict`).  Without a slow log it is not seen.
@@ -158,7 +158,7 @@ def decide(candidate, timeline, settle):
 CHAINED = ("lock", "unknown")   # a gap right after (commits did not flow on): commit_sync
 CHAIN_LINK_S = 0.5      # commits between two gaps for less than this: one slowed stretch
 CHAIN_HOLD_S = 2.5      # a held stall is said at the latest this long after its end
-SLOWED_S = 0.25         # a write or COMMIT this slow is slowed (a normal one takes ms)
+SLOWED_SHARE = 0.5      # a write or COMMIT taking half the threshold or more is slowed
 SLOWED_GAP_S = 1.25     # a slowed write that began this long after the run's last end: a new run
 RELEASES_MIN = 3        # distinct release instants: a slowed trickle, not one pile-up
 RELEASE_APART_S = 0.2
