@@ -198,7 +198,7 @@ class OnlineDiagnosis:
         if chain and cand.start - chain[-1][0].end > rules.CHAIN_LINK_S:
             self._close_chain()
         self.chain.append((cand, verdict))
-        if cand.last_seen - cand.end > rules.CHAIN_LINK_S * 0.6:
+        if cand.last_seen - cand.end > rules.FLOWED_ON_S:
             self._close_chain()             # the commits flowed on: the stall ended here
 
     def _close_chain(self):

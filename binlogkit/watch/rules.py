@@ -158,6 +158,8 @@ def decide(candidate, timeline, settle):
 CHAINED = ("lock", "unknown")   # a gap right after (commits did not flow on): commit_sync
 CHAIN_LINK_S = 0.5      # commits between two gaps for less than this: one slowed stretch
 CHAIN_HOLD_S = 2.5      # a held stall is said at the latest this long after its end
+FLOWED_ON_S = 0.15      # a commit this long after a gap's end: the commits flowed on (a
+                        # slowed sync releases its group at once, then stops again)
 SLOWED_SHARE = 0.5      # a write or COMMIT taking half the threshold or more is slowed
 SLOWED_GAP_S = 1.25     # a slowed write that began this long after the run's last end: a new run
 RELEASES_MIN = 3        # distinct release instants: a slowed trickle, not one pile-up
