@@ -192,7 +192,7 @@ def test_mariadb_stalls_alerted_live_and_scraped_by_prometheus():
             try:
                 quiet = run_scenario(lab, watch)
                 value = None
-                for _ in range(40):          # scraped every second
+                for _ in range(120):         # scraped every second (a loaded machine: slower)
                     doc = prom.query('sum(binlogkit_stalls_total)')
                     result = doc["data"]["result"]
                     ended = [s for _, s in watch.events("stall") if s["state"] == "ended"]
