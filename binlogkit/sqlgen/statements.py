@@ -73,12 +73,19 @@ class RowSql:
         missing = [i for i in changed if before[i] is ABSENT and not desc.columns[i].generated]
         if missing:
             raise _located(CannotUndo, change, self._lacks("UPDATE", desc, missing, "old"))
-        current = [a if a is not ABSENT else b for b, a in zip(before, after)]
-        if any(isinstance(v, PartialJson) for v in current):
-            raise _located(CannotUndo, change, "a partial JSON update leaves the new document "
-                           "out of the log (binlog_row_value_options=PARTIAL_JSON): the key "
-                           "cannot be checked; undo it from the before image by hand")
-        changed = set(changed)
+        current = [ABSENT if isinstance(a, PartialJson) else a if a is not ABSENT else b
+                   for b, a in zip(before, after)]
+        key = desc.key
+        if len(current) != len(after) or (
+                any(isinstance(a, PartialJson) for a in after)
+                and not (key and all(current[i] is not ABSENT for i in key))):
+            raise _located(CannotUndo, change, "a partial JSON update of a table without a "
+                           "key: the new document is not in the log "
+                           "(binlog_row_value_options=PARTIAL_JSON), so no WHERE can find the row")
+        types = tm.column_types
+        differ = {i for i in changed if before[i] != after[i] or types[i] in _AUTO_UPDATED
+                  or isinstance(after[i], PartialJson)}
+        changed = differ or set(changed)
         target = [before[i] if i in changed else ABSENT for i in range(len(before))]
         return self.update(desc, tm, current, target, always=True)
 
