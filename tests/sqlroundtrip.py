@@ -184,6 +184,8 @@ def show_create(srv):
 
 def run_workload(srv, flavor, image="FULL", metadata="FULL"):
     """From a fresh server: schema, snapshot, workload. Returns (files, snap, end)."""
+    srv.sql(f"SET sql_log_bin=0; DROP DATABASE IF EXISTS {q(DB)}; DROP DATABASE IF EXISTS snapshot;"
+            "SET GLOBAL binlog_row_metadata='FULL';\n")
     srv.sql(schema_sql(flavor))
     srv.sql(snapshot_sql(flavor))
     snap = checksums(srv)

@@ -1,7 +1,7 @@
 """Column names and keys from a live server's information_schema (the last resort of
 `binlogkit sql`: it describes the table as it is now, and the command says so)."""
 from binlogkit.remote.connection import connect
-from binlogkit.sqlgen.schema import ColumnDesc, TableDesc
+from binlogkit.sqlgen.schema import BINARY_TYPES, ColumnDesc, TableDesc
 
 __all__ = ["LiveSchema"]
 
@@ -46,8 +46,7 @@ class LiveSchema:
         for name, col_type, charset, extra, data_type in rows:
             col_type, extra = _text(col_type).lower(), _text(extra or "").lower()
             charset = _text(charset) if charset else None
-            if charset is None and _text(data_type).lower() in (
-                    "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"):
+            if charset is None and _text(data_type).lower() in BINARY_TYPES:
                 charset = "binary"
             columns.append(ColumnDesc(_text(name), "unsigned" in col_type, charset,
                                       "generated" in extra or "virtual" in extra

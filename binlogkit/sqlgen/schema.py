@@ -151,7 +151,9 @@ _TOKEN = re.compile(r"""
 
 _CHAR_TYPES = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set",
                "character", "nchar", "nvarchar", "long", "json"}
-_BINARY_TYPES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
+# binary strings; MariaDB's INET4/INET6/UUID are fixed binary strings in row images
+BINARY_TYPES = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob",
+                 "inet4", "inet6", "uuid"}
 
 
 class _Tok:
@@ -252,7 +254,7 @@ def _column(item, table_charset):
     texts = [t.text for t in item[1:]]
     type_name = words[0] if words else ""
     charset = None
-    if type_name in _BINARY_TYPES:
+    if type_name in BINARY_TYPES:
         charset = "binary"
     elif type_name in _CHAR_TYPES:
         charset = "utf8mb4" if type_name == "json" else table_charset
