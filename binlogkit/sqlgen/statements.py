@@ -55,6 +55,11 @@ class RowSql:
         return out
 
     def row(self, change, desc, tm, kind, before, after, undo):
+        if kind == "update" and any(isinstance(a, PartialJson) for a in after):
+            # a partial JSON column without diffs (PARTIAL_JSON logs every JSON column of
+            # the image so) is the old document
+            after = [b if isinstance(a, PartialJson) and not a.diffs else a
+                     for b, a in zip(before, after)]
         if not undo:
             if kind == "write":
                 return self.insert(desc, tm, after)
