@@ -157,3 +157,30 @@ def sql_cmd(files, flashback, fmt, schema_file, host, port, socket, user, passwo
                 out.close()
             if live is not None:
                 live.close()
+
+
+@click.command("stats")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
+              default="table", show_default=True)
+@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+              help="How many of the biggest and longest transactions to list.")
+@window_options
+@click.option("-o", "--output", default="-", show_default=True, help="Output file.")
+def stats_cmd(files, fmt, top, start_position, stop_position, start_datetime, stop_datetime,
+              include_gtids, exclude_gtids, databases, tables, types, output):
+    """Which tables and transactions wrote these binlogs: rows and bytes per table and
+    DML type, per file, and the biggest and longest transactions."""
+    from binlogkit.sqlgen.stats import collect, render
+    _check_output(output, files)
+    window = _window(start_position, stop_position, start_datetime, stop_datetime,
+                     include_gtids, exclude_gtids)
+    with exits.reported("binlogkit stats", output):
+        doc = collect(list(files), window, _row_filter(databases, tables, types), top)
+        out, close = _open_output(output)
+        try:
+            out.write(render(doc, fmt))
+        finally:
+            out.flush()
+            if close:
+                out.close()

@@ -26,10 +26,11 @@ _END = (b"COMMIT", b"XA COMMIT", b"ROLLBACK", b"XA ROLLBACK", b"XA END", b"XA PR
 class Change:
     """One rows event: its table map, kind and rows (decoded when first used)."""
     __slots__ = ("path", "pos", "end_pos", "when", "table_map", "body", "rows", "size",
-                 "mariadb")
+                 "mariadb", "server_id")
 
     def __init__(self, path, raw, table_map, body, mariadb=False):
         self.mariadb = mariadb
+        self.server_id = raw.server_id
         self.path = path
         self.pos = raw.pos
         self.end_pos = raw.log_pos
