@@ -29,7 +29,7 @@ from binlogkit.binlog import coltypes as C
 from binlogkit.binlog.json_binary import PartialJson, parse_json
 from binlogkit.binlog.rowimage import ABSENT, Bits, Date, DateTime, Time, Timestamp, resolve_type
 from binlogkit.sqlgen import schema as S
-from binlogkit.sqlgen.run import Describer, change_filter
+from binlogkit.sqlgen.tables import Describer, change_filter
 from binlogkit.sqlgen.walk import iter_transactions
 
 __all__ = ["run_jsonl", "row_values"]

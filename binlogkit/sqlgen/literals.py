@@ -26,7 +26,7 @@ from binlogkit.binlog import coltypes as C
 from binlogkit.binlog.json_binary import JsonOpaque, JsonTemporal, PartialJson, parse_json
 from binlogkit.binlog.rowimage import Bits, Date, DateTime, Time, Timestamp, resolve_type
 
-__all__ = ["quote_name", "literal", "PREAMBLE", "POSTAMBLE", "partial_json_expr",
+__all__ = ["quote_name", "show_name", "literal", "PREAMBLE", "POSTAMBLE", "partial_json_expr",
            "LiteralError"]
 
 PREAMBLE = ("SET NAMES utf8mb4;\n"
@@ -44,6 +44,11 @@ class LiteralError(ValueError):
 def quote_name(name):
     """`name` with backquotes doubled: an identifier, never SQL."""
     return "`" + name.replace("`", "``") + "`"
+
+
+def show_name(name):
+    """A quoted name for a message line: line breaks escaped, so it stays one line."""
+    return quote_name(name).replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
 
 
 _INT_BYTES = {C.MYSQL_TYPE_TINY: 1, C.MYSQL_TYPE_SHORT: 2, C.MYSQL_TYPE_INT24: 3,

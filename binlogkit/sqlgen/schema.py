@@ -115,15 +115,20 @@ def describe(table_map, mariadb, schema=None, live=None, where=""):
     other = _lookup(schema, live, log.db, log.name)
     if other is None:
         raise SchemaError(
-            f"{where}no column names for `{log.db}`.`{log.name}`: the log has no "
+            f"{where}no column names for {_shown(log)}: the log has no "
             "binlog_row_metadata=FULL; give --schema FILE (CREATE TABLE statements, e.g. "
             "mysqldump --no-data) or a server to ask (--host/--socket)")
     if len(other.columns) != table_map.column_count:
         raise SchemaError(
-            f"{where}`{log.db}`.`{log.name}` has {len(other.columns)} columns in the "
+            f"{where}{_shown(log)} has {len(other.columns)} columns in the "
             f"{other.source} but {table_map.column_count} in the log's table map "
             "(the table changed in between): give the CREATE TABLE of the table as it was")
     return _merge(log, other)
+
+
+def _shown(desc):
+    from binlogkit.sqlgen.literals import show_name
+    return show_name(desc.db) + "." + show_name(desc.name)
 
 
 def _lookup(schema, live, db, name):
@@ -391,7 +396,7 @@ class Schema:
                 key = (db or current, name)
                 self.tables.pop(key, None)
                 self.unknown[key] = "ALTER TABLE"
-                notes.append(f"ALTER TABLE `{key[0]}`.`{key[1]}` is not modelled: its "
+                notes.append(f"ALTER TABLE {_shown(TableDesc(key[0], key[1], []))} is not modelled: its "
                                  "columns after it come only from the log or a server")
         return notes
 

@@ -12,7 +12,9 @@ from binlogkit.binlog import coltypes as C
 from binlogkit.binlog.json_binary import PartialJson
 from binlogkit.binlog.rowimage import ABSENT
 from binlogkit.errors import BinlogkitError
-from binlogkit.sqlgen.literals import LiteralError, literal, partial_json_expr, quote_name
+from binlogkit.sqlgen.literals import (
+    LiteralError, literal, partial_json_expr, quote_name, show_name,
+)
 
 __all__ = ["RowSql", "CannotUndo", "SqlError"]
 
@@ -96,9 +98,9 @@ class RowSql:
 
     @staticmethod
     def _lacks(what, desc, missing, which):
-        names = ", ".join(quote_name(desc.columns[i].name) for i in missing[:5])
+        names = ", ".join(show_name(desc.columns[i].name) for i in missing[:5])
         more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-        return (f"cannot undo this {what} of {_table(desc)}: the log lacks the {which} values "
+        return (f"cannot undo this {what} of {show_name(desc.db)}.{show_name(desc.name)}: the log lacks the {which} values "
                 f"of {names}{more} (binlog_row_image=MINIMAL or NOBLOB)")
 
     # -- one statement -------------------------------------------------------------
