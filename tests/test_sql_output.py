@@ -274,3 +274,15 @@ def test_gtid_sets():
     assert "3e11fa47-71ca-11e1-9e33-c80aa9429562:7" in s
     assert "3e11fa47-71ca-11e1-9e33-c80aa9429562:6" not in s
     assert "0-1-11" in s and "0-1-13" not in s and "1-2-3" in s and None not in s
+
+
+def test_dml_frames_match_stats():
+    import binlogkit.frames as bf
+    doc = json.loads(run("stats", "--format", "json", "--top", "1000", FULL[1]).stdout)
+    df = bf.dml_frame(FULL[1])
+    assert int(df["update_rows"].sum()) == sum(t["update_rows"] for t in doc["tables"])
+    assert int(df["insert_bytes"].sum()) == sum(t["insert_bytes"] for t in doc["tables"])
+    tx = bf.dml_transactions_frame([FULL[1]])
+    assert len(tx) == doc["transactions"]["count"]
+    assert int(tx["rows"].sum()) == doc["transactions"]["rows"]
+    assert tx["start_pos"].is_monotonic_increasing and str(tx["start"].dtype) == "datetime64[ns, UTC]"

@@ -23,7 +23,8 @@ def _counter():
 
 
 def collect(paths, window=None, row_filter=None, top=10):
-    """The stats document of `paths` (a dict of plain values)."""
+    """The stats document of `paths` (a dict of plain values); `top`: how many of the
+    biggest and longest transactions to keep (None: all)."""
     files, tables, txns = {}, {}, []
     for txn in iter_transactions(paths, window):
         rows = size = 0
