@@ -16,7 +16,8 @@ Timed, alternating, medians of `-n` runs:
       bench_rows.py does), each row then formatted as binlog2sql does it (a statement
       template with the values escaped by pymysql: `INSERT INTO ... VALUES (...)`,
       `UPDATE ... SET ... WHERE <all columns> LIMIT 1`, `DELETE ... LIMIT 1`).
-(b) leaves out process start-up and I/O, so the ratio favours it.  No assertions.
+(b) leaves out process start-up and I/O, so the ratio favours it.  Wall and CPU time
+(the machine may be shared: CPU is the steadier figure).  No assertions.
 """
 from __future__ import annotations
 
@@ -132,25 +133,30 @@ def main(argv=None):
              "binlogkit sql --format jsonl": binlogkit_command() + ["sql", "--format", "jsonl",
                                                                     str(path)]}
     walls = {name: [] for name in [*tools, "python-mysql-replication + SQL"]}
+    cpus = {name: [] for name in walls}
     rows = None
     for i in range(args.runs):
         for name, cmd in tools.items():
             wall, rss, rc, used = run(cmd, env)
             walls[name].append(wall)
+            cpus[name].append(used)
             print(f"  run {i + 1}/{args.runs} {name:32s} {wall:7.3f} s wall {used:7.3f} s cpu "
                   f"{rss / 1024:7.1f} MiB rc={rc}", file=sys.stderr)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         rows, _size = pmr_sql(fde, events)
-        wall = time.perf_counter() - t0
+        wall, used = time.perf_counter() - t0, time.process_time() - c0
         walls["python-mysql-replication + SQL"].append(wall)
+        cpus["python-mysql-replication + SQL"].append(used)
         print(f"  run {i + 1}/{args.runs} {'python-mysql-replication + SQL':32s} {wall:7.3f} s "
-              f"(in process, events in memory)", file=sys.stderr)
+              f"wall {used:7.3f} s cpu (in process, events in memory)", file=sys.stderr)
     print(f"{path} ({path.stat().st_size / 2**20:.1f} MiB, {rows} rows), medians of {args.runs}:")
     base = statistics.median(walls["python-mysql-replication + SQL"])
+    base_cpu = statistics.median(cpus["python-mysql-replication + SQL"])
     for name, values in walls.items():
-        med = statistics.median(values)
-        print(f"    {name:32s} {med:7.3f} s  {rows / med:10.0f} rows/s  "
-              f"({base / med:.1f}x python-mysql-replication)")
+        med, cpu = statistics.median(values), statistics.median(cpus[name])
+        print(f"    {name:32s} wall {med:7.3f} s {rows / med:8.0f} rows/s ({base / med:.1f}x), "
+              f"cpu {cpu:7.3f} s {rows / cpu:8.0f} rows/s ({base_cpu / cpu:.1f}x "
+              "python-mysql-replication)")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from binlogkit.binlog import coltypes as C
 from binlogkit.binlog.json_binary import JsonOpaque, JsonTemporal, PartialJson, parse_json
 from binlogkit.binlog.rowimage import Bits, Date, DateTime, Time, Timestamp, resolve_type
 
-__all__ = ["quote_name", "show_name", "literal", "PREAMBLE", "POSTAMBLE", "partial_json_expr",
+__all__ = ["quote_name", "show_name", "literal", "resolved_literal", "PREAMBLE", "POSTAMBLE", "partial_json_expr",
            "LiteralError"]
 
 PREAMBLE = ("SET NAMES utf8mb4;\n"
@@ -123,11 +123,18 @@ def _time_text(v):
                                    _frac(v.microsecond, v.fsp))
 
 
-def literal(value, col_type, meta, column, *, mariadb=False):
+def literal(value, col_type, meta, column):
     """The SQL literal of one value of a column (`column`: a schema.ColumnDesc)."""
     if value is None:
         return "NULL"
     real, length = resolve_type(col_type, meta)
+    return resolved_literal(value, real, length, column)
+
+
+def resolved_literal(value, real, length, column):
+    """`literal` for a column whose real type and length (rowimage.resolve_type) are known."""
+    if value is None:
+        return "NULL"
     size = _INT_BYTES.get(real)
     if size is not None:
         if column.unsigned and value < 0:

@@ -33,8 +33,17 @@ class SqlJob:
     warned: set = field(default_factory=set)
 
 
+_WHEN = {}
+
+
 def _when(seconds):
-    return _dt.datetime.fromtimestamp(seconds, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    text = _WHEN.get(seconds)
+    if text is None:
+        if len(_WHEN) > 4096:
+            _WHEN.clear()
+        text = _WHEN[seconds] = _dt.datetime.fromtimestamp(
+            seconds, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return text
 
 
 def _safe(text):

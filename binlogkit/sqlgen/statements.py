@@ -10,10 +10,10 @@ than writing a statement that would be wrong.
 """
 from binlogkit.binlog import coltypes as C
 from binlogkit.binlog.json_binary import PartialJson
-from binlogkit.binlog.rowimage import ABSENT
+from binlogkit.binlog.rowimage import ABSENT, resolve_type
 from binlogkit.errors import BinlogkitError
 from binlogkit.sqlgen.literals import (
-    LiteralError, literal, partial_json_expr, quote_name, show_name,
+    LiteralError, partial_json_expr, quote_name, resolved_literal, show_name,
 )
 
 __all__ = ["RowSql", "CannotUndo", "SqlError"]
@@ -40,6 +40,7 @@ class RowSql:
 
     def __init__(self, describe):
         self.describe = describe
+        self._resolved = {}         # id(table map) -> (table map, [(real type, length)])
 
     def statements(self, change, undo=False):
         """The statements of every row of a Change (in reverse for an undo)."""
@@ -151,9 +152,15 @@ class RowSql:
                 terms.append(f"{name} = {self.value(desc, tm, i, image[i])}")
         return " AND ".join(terms) if terms else "1"
 
-    @staticmethod
-    def value(desc, tm, i, value):
-        return literal(value, tm.column_types[i], tm.column_meta[i], desc.columns[i])
+    def value(self, desc, tm, i, value):
+        if value is None:
+            return "NULL"
+        resolved = self._resolved.get(id(tm))
+        if resolved is None or resolved[0] is not tm:
+            resolved = self._resolved[id(tm)] = (tm, [
+                resolve_type(t, m) for t, m in zip(tm.column_types, tm.column_meta)])
+        real, length = resolved[1][i]
+        return resolved_literal(value, real, length, desc.columns[i])
 
 
 def _table(desc):
