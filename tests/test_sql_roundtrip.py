@@ -162,3 +162,25 @@ def test_readme_undo_of_a_bad_delete(request, flavor):
                    "ORDER BY id").split("\n")[:5] == [
         "1\t2025-06-01\t10.50\ta", "2\t2025-12-31\t20.00\t-", "3\t2026-03-01\t6.00\tc",
         "4\t2026-05-05\t1.00\td", "5\t2026-11-27\t9.99\tnew"]
+
+
+@needs_mariadb
+def test_names_from_the_logs_own_create_table(mariadb):
+    """binlog_row_metadata=NO_LOG, but the log holds the CREATE TABLE: no --schema needed
+    until an ALTER TABLE changes the columns, which is then one clear error."""
+    srv, _ = mariadb
+    srv.sql("SET GLOBAL binlog_row_metadata='NO_LOG'; FLUSH BINARY LOGS;")
+    first = len(srv.binlog_files())
+    srv.sql("DROP DATABASE IF EXISTS ddl; CREATE DATABASE ddl; "
+            "CREATE TABLE ddl.t (id INT UNSIGNED PRIMARY KEY, v VARCHAR(10));"
+            "INSERT INTO ddl.t VALUES (4294967295, 'a'), (2, 'b'); DELETE FROM ddl.t WHERE id = 2;")
+    files = srv.binlog_files()[first - 1:]
+    r = rt.binlogkit_sql(files)
+    assert b"VALUES (4294967295, 'a');" in r.stdout          # UNSIGNED from the CREATE TABLE
+    assert b"DELETE FROM `ddl`.`t` WHERE `id` = 2 LIMIT 1;" in r.stdout
+    srv.sql("ALTER TABLE ddl.t ADD COLUMN w INT; INSERT INTO ddl.t VALUES (3, 'c', 3);")
+    r = rt.binlogkit_sql(srv.binlog_files()[first - 1:], check=False)
+    assert r.returncode == 1 and b"ALTER TABLE" in r.stderr
+    assert r.stderr.decode().splitlines()[-1].count("4 columns") == 0
+    assert "columns in the" in r.stderr.decode().splitlines()[-1]
+    srv.sql("SET GLOBAL binlog_row_metadata='FULL';")

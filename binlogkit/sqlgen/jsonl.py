@@ -29,7 +29,7 @@ from binlogkit.binlog import coltypes as C
 from binlogkit.binlog.json_binary import PartialJson, parse_json
 from binlogkit.binlog.rowimage import ABSENT, Bits, Date, DateTime, Time, Timestamp, resolve_type
 from binlogkit.sqlgen import schema as S
-from binlogkit.sqlgen.tables import Describer, change_filter
+from binlogkit.sqlgen.tables import Describer, change_filter, track_ddl
 from binlogkit.sqlgen.walk import iter_transactions
 
 __all__ = ["run_jsonl", "row_values"]
@@ -169,6 +169,7 @@ def run_jsonl(job):
                              separators=(",", ":")).encode
     version = _version()
     for txn in iter_transactions(job.paths, job.window):
+        track_ddl(job, txn, describe)
         txn_id = txn.gtid or f"{txn.path}:{txn.start_pos}"
         commit_ms = txn.commit_us // 1000 if txn.commit_us else txn.commit_when * 1000
         order = 0

@@ -9,14 +9,11 @@ import datetime as _dt
 from binlogkit._record import field, record
 from binlogkit.sqlgen import schema as S
 from binlogkit.sqlgen.literals import POSTAMBLE, PREAMBLE
-from binlogkit.sqlgen.tables import Describer, change_filter
+from binlogkit.sqlgen.tables import Describer, change_filter, track_ddl
 from binlogkit.sqlgen.statements import RowSql
 from binlogkit.sqlgen.walk import iter_transactions
 
 __all__ = ["SqlJob", "run"]
-
-_DDL_WORDS = (b"CREATE", b"ALTER", b"DROP", b"RENAME", b"TRUNCATE")
-
 
 @record
 class SqlJob:
@@ -68,20 +65,8 @@ class _Statements:
         self.kept = change_filter(job, self.describe)
         self.skipped = 0
 
-    def ddl(self, txn):
-        job = self.job
-        for stmt in txn.statements:
-            if job.schema is not None and stmt.query[:10].upper().lstrip().startswith(_DDL_WORDS):
-                text = stmt.query.decode("utf-8", "surrogateescape")
-                try:
-                    notes = job.schema.add_sql(text, default_db=stmt.db or None)
-                except (S.SchemaError, StopIteration, IndexError, ValueError):
-                    notes = ["a DDL statement the schema model cannot read"]
-                for note in notes:
-                    job.warn(f"{stmt.path}: at {stmt.pos}: {note}")
-
     def lines(self, txn, undo):
-        self.ddl(txn)
+        track_ddl(self.job, txn, self.describe)
         out = []
         if txn.statements:
             self.skipped += len(txn.statements)

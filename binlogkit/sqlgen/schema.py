@@ -119,6 +119,12 @@ def describe(table_map, mariadb, schema=None, live=None, where=""):
             "binlog_row_metadata=FULL; give --schema FILE (CREATE TABLE statements, e.g. "
             "mysqldump --no-data) or a server to ask (--host/--socket)")
     if len(other.columns) != table_map.column_count:
+        why = schema.unknown.get((log.db, log.name)) if schema is not None else None
+        if why is not None:
+            raise SchemaError(
+                f"{where}{_shown(log)} has {len(other.columns)} columns in the {other.source} "
+                f"but {table_map.column_count} in the log's table map: {why}; give --schema "
+                "with the table as it was here")
         raise SchemaError(
             f"{where}{_shown(log)} has {len(other.columns)} columns in the "
             f"{other.source} but {table_map.column_count} in the log's table map "
@@ -394,10 +400,11 @@ class Schema:
                     i += 2
                 db, name, _ = _qualified(stmt, i)
                 key = (db or current, name)
-                self.tables.pop(key, None)
-                self.unknown[key] = "ALTER TABLE"
-                notes.append(f"ALTER TABLE {_shown(TableDesc(key[0], key[1], []))} is not modelled: its "
-                                 "columns after it come only from the log or a server")
+                self.unknown[key] = "the log altered it (ALTER TABLE)"
+                if key in self.tables:
+                    notes.append(f"ALTER TABLE {_shown(TableDesc(key[0], key[1], []))} is not "
+                                 "modelled: the columns used after it are those of "
+                                 f"{self.source}, checked only by their count")
         return notes
 
 

@@ -3,7 +3,9 @@ warnings a user should see once) and the changes the filters keep."""
 from binlogkit.sqlgen import schema as S
 from binlogkit.sqlgen.literals import show_name
 
-__all__ = ["Describer", "change_filter"]
+__all__ = ["Describer", "change_filter", "track_ddl"]
+
+_DDL_WORDS = (b"CREATE", b"ALTER", b"DROP", b"RENAME")
 
 
 class Describer:
@@ -62,3 +64,24 @@ def change_filter(job, describe):
                     continue
             yield change, desc, rows
     return kept
+
+
+def track_ddl(job, txn, describe):
+    """Keep the job's schema model current with the DDL of a transaction: CREATE TABLE
+    statements in the log give names even without --schema; what cannot be modelled
+    (ALTER TABLE) is said once, with where it is."""
+    for stmt in txn.statements:
+        if not stmt.query[:12].upper().lstrip().startswith(_DDL_WORDS):
+            continue
+        if job.schema is None:
+            if not stmt.query[:40].upper().split(b" TABLE")[0].strip().startswith(b"CREATE"):
+                continue        # nothing to keep current yet
+            job.schema = S.Schema("the log's CREATE TABLE")
+        text = stmt.query.decode("utf-8", "surrogateescape")
+        try:
+            notes = job.schema.add_sql(text, default_db=stmt.db or None)
+        except (S.SchemaError, StopIteration, IndexError, ValueError):
+            notes = ["a DDL statement the schema model cannot read"]
+        describe.cache.clear()
+        for note in notes:
+            job.warn(f"{stmt.path}: at {stmt.pos}: {note}")
