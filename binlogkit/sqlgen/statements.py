@@ -40,7 +40,7 @@ class RowSql:
 
     def __init__(self, describe):
         self.describe = describe
-        self._resolved = {}         # id(table map) -> (table map, [(real type, length)])
+        self._plans = {}            # id(table map) -> _Plan
 
     def statements(self, change, undo=False):
         """The statements of every row of a Change (in reverse for an undo)."""
@@ -107,17 +107,20 @@ class RowSql:
     # -- one statement -------------------------------------------------------------
 
     def insert(self, desc, tm, image):
-        cols = [i for i, v in enumerate(image) if v is not ABSENT and not desc.columns[i].generated]
-        names = ", ".join(quote_name(desc.columns[i].name) for i in cols)
-        values = ", ".join(self.value(desc, tm, i, image[i]) for i in cols)
-        return f"INSERT INTO {_table(desc)} ({names}) VALUES ({values});"
+        plan = self.plan(desc, tm)
+        cols = [i for i, v in enumerate(image) if v is not ABSENT and plan.writable[i]]
+        names, fmt = plan.names, plan.formats
+        return (f"INSERT INTO {plan.table} ({', '.join([names[i] for i in cols])}) VALUES "
+                f"({', '.join([fmt[i](image[i]) for i in cols])});")
 
     def delete(self, desc, tm, image):
-        return f"DELETE FROM {_table(desc)} WHERE {self.where(desc, tm, image)} LIMIT 1;"
+        plan = self.plan(desc, tm)
+        return f"DELETE FROM {plan.table} WHERE {self.where(plan, image)} LIMIT 1;"
 
     def update(self, desc, tm, before, after, always=False):
-        present = [i for i, v in enumerate(after)
-                   if v is not ABSENT and not desc.columns[i].generated]
+        plan = self.plan(desc, tm)
+        writable = plan.writable
+        present = [i for i, v in enumerate(after) if v is not ABSENT and writable[i]]
         types = tm.column_types
         cols = present if always else [
             i for i in present
@@ -126,41 +129,66 @@ class RowSql:
         if not cols:
             cols = present
         sets = []
+        names, fmt = plan.names, plan.formats
         for i in cols:
-            name = quote_name(desc.columns[i].name)
             value = after[i]
             if isinstance(value, PartialJson):
-                sets.append(f"{name} = {partial_json_expr(name, value)}")
+                sets.append(f"{names[i]} = {partial_json_expr(names[i], value)}")
             else:
-                sets.append(f"{name} = {self.value(desc, tm, i, value)}")
-        return (f"UPDATE {_table(desc)} SET {', '.join(sets)} "
-                f"WHERE {self.where(desc, tm, before)} LIMIT 1;")
+                sets.append(f"{names[i]} = {fmt[i](value)}")
+        return (f"UPDATE {plan.table} SET {', '.join(sets)} "
+                f"WHERE {self.where(plan, before)} LIMIT 1;")
 
-    def where(self, desc, tm, image):
-        key = desc.key
+    @staticmethod
+    def where(plan, image):
+        key = plan.key
         if key and all(i < len(image) and image[i] is not ABSENT for i in key):
             cols = key
         else:
-            cols = [i for i, v in enumerate(image)
-                    if v is not ABSENT and not desc.columns[i].generated]
-        terms = []
-        for i in cols:
-            name = quote_name(desc.columns[i].name)
-            if image[i] is None:
-                terms.append(f"{name} IS NULL")
-            else:
-                terms.append(f"{name} = {self.value(desc, tm, i, image[i])}")
+            cols = [i for i, v in enumerate(image) if v is not ABSENT and plan.writable[i]]
+        names, fmt = plan.names, plan.formats
+        terms = [f"{names[i]} IS NULL" if image[i] is None else f"{names[i]} = {fmt[i](image[i])}"
+                 for i in cols]
         return " AND ".join(terms) if terms else "1"
 
+    def plan(self, desc, tm):
+        """Quoted names and one literal function per column, made once per table map."""
+        found = self._plans.get(id(tm))
+        if found is not None and found.tm is tm and found.desc is desc:
+            return found
+        found = self._plans[id(tm)] = _Plan(desc, tm)
+        return found
+
     def value(self, desc, tm, i, value):
-        if value is None:
-            return "NULL"
-        resolved = self._resolved.get(id(tm))
-        if resolved is None or resolved[0] is not tm:
-            resolved = self._resolved[id(tm)] = (tm, [
-                resolve_type(t, m) for t, m in zip(tm.column_types, tm.column_meta)])
-        real, length = resolved[1][i]
-        return resolved_literal(value, real, length, desc.columns[i])
+        return self.plan(desc, tm).formats[i](value)
+
+
+class _Plan:
+    __slots__ = ("desc", "tm", "table", "names", "formats", "writable", "key")
+
+    def __init__(self, desc, tm):
+        self.desc, self.tm = desc, tm
+        self.table = _table(desc)
+        self.names = [quote_name(c.name) if c.name is not None else None for c in desc.columns]
+        self.writable = [not c.generated for c in desc.columns]
+        self.key = desc.key
+        self.formats = [_formatter(t, m, c) for t, m, c in
+                        zip(tm.column_types, tm.column_meta, desc.columns)]
+
+
+_INT_BYTES = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8}
+
+
+def _formatter(col_type, meta, column):
+    """value -> literal for one column (None -> NULL)."""
+    real, length = resolve_type(col_type, meta)
+    size = _INT_BYTES.get(real)
+    if size is not None:
+        if column.unsigned:
+            wrap = 1 << (8 * size)
+            return lambda v: "NULL" if v is None else str(v + wrap if v < 0 else v)
+        return lambda v: "NULL" if v is None else str(v)
+    return lambda v: resolved_literal(v, real, length, column)
 
 
 def _table(desc):
