@@ -101,7 +101,7 @@ def snapshot_sql(flavor):
                  b64="0", dt="'0000-00-00'", dtm0="'0000-00-00 00:00:00'", ts0="0", ts6="0",
                  yr="0", e="0", s="''", c="''", vc="''", j="'[]'")
     out = [_insert(T_ALL, r) for r in rows] + [_insert(T_ALL, nulls)]
-    out.append(f"SET SESSION sql_mode='';")
+    out.append("SET SESSION sql_mode='';")
     out.append(_insert(T_ALL, zeros))
     d = q(DB)
     out += [f"INSERT INTO {d}.{q(T_NOKEY)} VALUES (1, 'a', 0.1, 0.3, X'00', '[1]'), "

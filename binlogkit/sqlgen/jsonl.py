@@ -115,7 +115,9 @@ def value_json(value, col_type, meta, column):
     if real == C.MYSQL_TYPE_ENUM:
         members = column.enum_values
         if members is not None:
-            return members[value - 1].decode("utf-8", "replace") if 0 < value <= len(members) else ""
+            if 0 < value <= len(members):
+                return members[value - 1].decode("utf-8", "replace")
+            return ""
         return value
     if real == C.MYSQL_TYPE_SET:
         members = column.set_values

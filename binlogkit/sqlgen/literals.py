@@ -26,8 +26,8 @@ from binlogkit.binlog import coltypes as C
 from binlogkit.binlog.json_binary import JsonOpaque, JsonTemporal, PartialJson, parse_json
 from binlogkit.binlog.rowimage import Bits, Date, DateTime, Time, Timestamp, resolve_type
 
-__all__ = ["quote_name", "show_name", "literal", "resolved_literal", "PREAMBLE", "POSTAMBLE", "partial_json_expr",
-           "LiteralError"]
+__all__ = ["quote_name", "show_name", "literal", "resolved_literal", "PREAMBLE", "POSTAMBLE",
+           "partial_json_expr", "LiteralError"]
 
 PREAMBLE = ("SET NAMES utf8mb4;\n"
             "SET @binlogkit_sql_mode = @@SESSION.sql_mode, @binlogkit_time_zone = "

@@ -7,7 +7,6 @@ runs last transaction first) and writes nothing when a row cannot be undone.
 import datetime as _dt
 
 from binlogkit._record import field, record
-from binlogkit.sqlgen import schema as S
 from binlogkit.sqlgen.literals import POSTAMBLE, PREAMBLE
 from binlogkit.sqlgen.tables import Describer, change_filter, track_ddl
 from binlogkit.sqlgen.statements import RowSql

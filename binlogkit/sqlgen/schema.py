@@ -308,7 +308,8 @@ def _create_table(stmt, current_db):
             continue
         head = [t.word for t in item[:3]]
         if head[0] == "constraint":
-            item = item[2:] if len(item) > 2 and item[1].word not in ("primary", "unique") else item[1:]
+            named = len(item) > 2 and item[1].word not in ("primary", "unique")
+            item = item[2:] if named else item[1:]
             head = [t.word for t in item[:3]]
         if head[0] == "primary" and head[1:2] == ["key"]:
             start = next(k for k, t in enumerate(item) if t.text == "(")

@@ -101,7 +101,8 @@ class RowSql:
     def _lacks(what, desc, missing, which):
         names = ", ".join(show_name(desc.columns[i].name) for i in missing[:5])
         more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-        return (f"cannot undo this {what} of {show_name(desc.db)}.{show_name(desc.name)}: the log lacks the {which} values "
+        table = f"{show_name(desc.db)}.{show_name(desc.name)}"
+        return (f"cannot undo this {what} of {table}: the log lacks the {which} values "
                 f"of {names}{more} (binlog_row_image=MINIMAL or NOBLOB)")
 
     # -- one statement -------------------------------------------------------------

@@ -34,7 +34,8 @@ class Describer:
                      "information_schema: they describe the table as it is now, not "
                      "necessarily as it was when the log was written")
         ints = [c for c, t in zip(desc.columns, tm.column_types) if t in (1, 2, 3, 8, 9)]
-        if any(c.unsigned is None for c in ints) and ("signed", desc.db, desc.name) not in job.warned:
+        unknown = any(c.unsigned is None for c in ints)
+        if unknown and ("signed", desc.db, desc.name) not in job.warned:
             job.warned.add(("signed", desc.db, desc.name))
             job.warn(f"{_shown(desc)}: the log does not say which integer "
                      "columns are UNSIGNED (binlog_row_metadata); negative values are "
