@@ -170,6 +170,14 @@ def test_filters_table_type_where_and_window():
     assert re.findall(r"GTID (\S+),", picked) == [gtids[1]]
     rest = run("sql", "--exclude-gtids", gtids[0], path).stdout.decode()
     assert re.findall(r"GTID (\S+),", rest) == gtids[1:]
+    positions = re.findall(r"^# at \S+:(\d+) GTID", run("sql", path).stdout.decode(), re.M)
+    later = run("sql", "--start-position", positions[1], path).stdout.decode()
+    assert re.findall(r"GTID (\S+),", later) == gtids[1:]
+    upto = run("sql", "--stop-position", positions[2], path).stdout.decode()
+    assert re.findall(r"GTID (\S+),", upto) == gtids[:2]
+    assert run("sql", "--start-datetime", "2099-01-01 00:00:00", path).stdout.count(b"BEGIN") == 0
+    assert run("sql", "--stop-datetime", "2000-01-01T00:00:00Z", path).stdout.count(b"BEGIN") == 0
+    assert run("sql", "--start-datetime", "2000-01-01", path).stdout.count(b"BEGIN;") == len(gtids)
     bad = run("sql", "--where", "id = = 1", path, check=False)
     assert bad.returncode == 1 and bad.stderr.count(b"\n") == 1
 

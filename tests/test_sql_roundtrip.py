@@ -92,6 +92,16 @@ def test_minimal_and_noblob_images(request, flavor, image):
     rt.restore_snapshot(srv)
     rt.apply(srv, rt.binlogkit_sql(files).stdout)
     assert rt.checksums(srv) == end
+    import json
+    events = [json.loads(line) for line in
+              rt.binlogkit_sql(["--format", "jsonl", *files]).stdout.splitlines()]
+    updates = [e for e in events if e["op"] == "u" and e["source"]["table"] == rt.T_ALL]
+    # columns a MINIMAL / NOBLOB image leaves out are left out of the objects
+    assert updates
+    if image == "MINIMAL":
+        assert all(set(e["before"]) == {"id"} for e in updates)
+    else:
+        assert all("bl" not in e["before"] and "ti" in e["before"] for e in updates)
 
 
 @needs_mysql
