@@ -112,10 +112,11 @@ def _warn(prefix):
                    "binlog_row_metadata=FULL.")
 @click.option("-h", "--host", default=None, help="Ask this server's information_schema "
               "for column names the log and --schema lack.")
-@click.option("-P", "--port", type=int, default=0)
-@click.option("-S", "--socket", default=None)
-@click.option("-u", "--user", default=None)
-@click.option("-p", "--password", default=None)
+@click.option("-P", "--port", type=int, default=0, help="The server's TCP port.")
+@click.option("-S", "--socket", default=None, help="The server's unix socket.")
+@click.option("-u", "--user", default=None, help="User for the server.")
+@click.option("-p", "--password", default=None,
+              help="Password for the server (MYSQL_PWD is read when not given).")
 @window_options
 @click.option("--where", default=None, metavar="EXPR",
               help="Only rows whose values match, e.g. \"id = 7\" or \"id >= 100 and id < 200\".")
