@@ -14,7 +14,8 @@ Per type (values as binlog/rowimage.py decodes them):
   BIT           b'0101' with the column's width;  YEAR  a number (0 is YEAR 0000)
   DATE/DATETIME/TIME  quoted text with the column's fraction digits
   TIMESTAMP     UTC text (time_zone is '+00:00'); the zero timestamp as zeros
-  ENUM/SET      the member number / bit mask (exact whatever the member strings)
+  ENUM/SET      the member text when known and plain ASCII ('b', 'x,z'), else the member
+                number / bit mask (exact whatever the member strings)
   strings       as above; BINARY(n) padded to n bytes (the stored value)
   JSON (MySQL)  CAST(text AS JSON), or JSON_OBJECT/JSON_ARRAY with typed members
                 where text cannot say the type (DECIMAL, temporal, opaque values)
@@ -157,7 +158,7 @@ def resolved_literal(value, real, length, column):
     if isinstance(value, Time):
         return "'" + _time_text(value) + "'"
     if real in (C.MYSQL_TYPE_ENUM, C.MYSQL_TYPE_SET):
-        return str(value)
+        return _member_literal(value, real, column)
     if real == C.MYSQL_TYPE_JSON:
         if isinstance(value, PartialJson):
             raise LiteralError("a partial JSON update is not a value")
@@ -170,6 +171,24 @@ def resolved_literal(value, real, length, column):
             value = value + b"\0" * (length - len(value))      # BINARY(n) as stored
         return string_literal(value, charset)
     raise LiteralError(f"no literal for a value of type {real}")
+
+
+def _member_literal(value, real, column):
+    """ENUM/SET: the member text when the log or schema gives the members and their text
+    is plain ASCII (with the column's introducer), else the member number / bit mask."""
+    members = column.enum_values if real == C.MYSQL_TYPE_ENUM else column.set_values
+    charset = column.charset
+    if not members or charset is None or charset not in _ASCII_CHARSETS:
+        return str(value)
+    if real == C.MYSQL_TYPE_ENUM:
+        chosen = [members[value - 1]] if 0 < value <= len(members) else None
+    else:
+        chosen = [m for i, m in enumerate(members) if value >> i & 1]
+        if value >> len(members):
+            chosen = None
+    if chosen is None or not all(b in _ASCII_SAFE for m in chosen for b in m):
+        return str(value)
+    return string_literal(b",".join(chosen), charset)
 
 
 # -- JSON --------------------------------------------------------------------------------

@@ -277,8 +277,49 @@ def _column(item, table_charset):
         texts[j].lower() == "as" and texts[j + 1] == "(" for j in range(len(texts) - 1))
     not_null = any(words[j] == "not" and words[j + 1] == "null" for j in range(len(words) - 1))
     is_pk = any(words[j] == "primary" and words[j + 1] == "key" for j in range(len(words) - 1))
-    return name, ColumnDesc(name, "unsigned" in words, charset, generated), is_pk, \
-        "unique" in words, not_null
+    col = ColumnDesc(name, "unsigned" in words, charset, generated)
+    if type_name in ("enum", "set"):
+        members = _members(item)
+        if type_name == "enum":
+            col.enum_values = members
+        else:
+            col.set_values = members
+    return name, col, is_pk, "unique" in words, not_null
+
+
+_ESCAPES = {"0": "\0", "n": "\n", "r": "\r", "t": "\t", "b": "\b", "Z": "\x1a"}
+
+
+def _string_value(text):
+    """The value of a quoted SQL string ('it''s', 'a\\b')."""
+    quote, body = text[0], text[1:-1]
+    out, i = [], 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+        elif ch == quote and body[i + 1:i + 2] == quote:
+            out.append(quote)
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _members(item):
+    """The member strings of an ENUM(...) / SET(...) column definition, as bytes."""
+    start = next((k for k, t in enumerate(item) if t.text == "("), None)
+    if start is None:
+        return None
+    groups, _ = _group(item, start)
+    members = []
+    for group in groups:
+        if len(group) != 1 or group[0].kind != "str":
+            return None
+        members.append(_string_value(group[0].text).encode("utf-8", "surrogateescape"))
+    return members
 
 
 def _create_table(stmt, current_db):
