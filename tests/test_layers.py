@@ -18,7 +18,7 @@ LAYERS = [
                     "binlogkit._record", "binlogkit._csrc_hash", "binlogkit.tz", "binlogkit.posixtz"]),
     ("binlog", ["binlogkit.binlog"]),
     ("sources", ["binlogkit.remote"]),
-    ("readers", ["binlogkit.printer", "binlogkit.slowlog"]),
+    ("readers", ["binlogkit.printer", "binlogkit.slowlog", "binlogkit.sqlgen"]),
     ("analysis", ["binlogkit.analysis", "binlogkit.frames"]),
     ("report", ["binlogkit.report"]),
     ("watch", ["binlogkit.watch"]),

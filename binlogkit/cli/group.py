@@ -13,7 +13,9 @@ class LazyGroup(click.Group):
             "slowlog": ("binlogkit.cli.slowlog", "slowlog"),
             "report": ("binlogkit.cli.report", "report"),
             "export": ("binlogkit.cli.export", "export_cmd"),
-            "watch": ("binlogkit.cli.watch", "watch")}
+            "watch": ("binlogkit.cli.watch", "watch"),
+            "sql": ("binlogkit.cli.sql", "sql_cmd"),
+            "stats": ("binlogkit.cli.sql", "stats_cmd")}
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.LAZY))
