@@ -278,7 +278,8 @@ def stalls_frame(binlogs, slowlogs, *, server_tz=None, min_latency=0.5, min_dura
     rotations = rotations_table(files)
     return find_stalls(statements, rotations, restarts(files), covered_span(files),
                        min_latency=min_latency, min_duration=min_duration,
-                       gaps=gaps_at_rotations(commits, rotations))
+                       gaps=gaps_at_rotations(commits, rotations), commit_times=commits,
+                       files=files)
 
 
 def file_frame(path, what="events", **kw):

@@ -241,6 +241,7 @@ def _scan_event(raw, reader, row, state, clock, times, commits, index):
             clock.add(body)
             if commits is not None and getattr(body, "immediate_commit_timestamp", None):
                 commits.micros.append(int(body.immediate_commit_timestamp))
+                commits.starts.append(when)
 
 
 def rotations_frame(paths, commits=None) -> pd.DataFrame:

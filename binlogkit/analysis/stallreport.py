@@ -52,8 +52,9 @@ from binlogkit.analysis.commitgaps import gaps_at_rotations
 from binlogkit.analysis.pileups import check_statements, statements_frame
 from binlogkit.analysis.rotations import restarts as find_restarts
 from binlogkit.analysis.rotations import covered_span, rotations_frame, rotations_table
+from binlogkit.analysis.diagnosis import diagnose
 from binlogkit.analysis.stalls import (
-    COMMIT_SYNC_CAUSE, LOCK_CAUSE, ROTATION_CAUSE, cadence, find_stalls,
+    COMMIT_SYNC_CAUSE, LOCK_CAUSE, RESTART_CAUSE, ROTATION_CAUSE, cadence,
 )
 from binlogkit.errors import BinlogkitError
 from binlogkit.slowlog.clock import describe_zone, zone_warnings
@@ -125,8 +126,10 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
         _check_overlap(covered, statements, server_tz, notes)
     restarts = find_restarts(files) if files is not None else None
     gaps = gaps_at_rotations(commits, rotations, min_gap_s=MIN_GAP_S)
-    stalls = find_stalls(statements, rotations, restarts, covered,
-                         min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S, gaps=gaps)
+    diag = diagnose(statements, rotations, restarts, covered, gaps, commits, files,
+                    min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S)
+    stalls = diag.stalls
+    notes += diag.notes
     lo = _max(since_us, watermark)
     stalls, rotations_w = _window(stalls, rotations, lo, until_us, prev)
     if files is not None and len(files) and not len(rotations):

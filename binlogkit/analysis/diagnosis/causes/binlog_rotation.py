@@ -1,0 +1,118 @@
+"""``binlog_rotation``: commits waited while a binlog file rotated.
+
+At rotation the server syncs the finished file to disk while it holds the
+binlog lock; every commit waits for that sync (how long depends on how much of
+the file was not yet on disk).  A candidate is a rotation stall when a ROTATE
+event (its time is the start, in whole seconds, of the statement whose commit
+filled the file) is at its start, or is the second one of its piled statements
+began in, and what waited were writes or COMMITs (reads do not need the binlog
+lock).  Each rotation explains at most one stall.
+
+The rotation explains only the waits it released: the waiting statements whose
+ends cluster at the first release after it.  Waits released later (FLUSH TABLES
+WITH READ LOCK or LOCK TABLES taken as the rotation ended) are split off as a
+remainder for the other rules; time after the release with nothing waiting is
+not part of the stall.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from binlogkit.analysis.pileups import seconds
+
+CAUSE = "binlog_rotation"
+MIN_WRITE_SHARE = 0.5
+RELEASE_S = 0.5           # waits released together end within this (plus the time resolution)
+LATER_S = 1.0             # a wait ending this much after the release is not the rotation's
+
+
+def write_share(row) -> float:
+    return (row["writes"] + row["commits"]) / row["queries"] if row["queries"] else 0.0
+
+
+def explains(row) -> bool:
+    """A rotation holds commits: a pile-up of writes/COMMITs, or a commit gap."""
+    if row["shape"] == "commit-gap":
+        return True
+    return row["shape"] == "pile-up" and write_share(row) >= MIN_WRITE_SHARE
+
+
+def decide(row, tl):
+    rot = row.get("_rot")
+    if rot is None or row.get("_after_rotation") or not explains(row):
+        return None
+    row.update(cause=CAUSE, rotation_from=rot["from_file"], rotation_to=rot["to_file"],
+               rotation_at=rot["at"], rotation_size=rot["size_bytes"])
+    return _split(row, tl)
+
+
+def _split(row, tl):
+    """[rotation part] or [rotation part, remainder] (module doc)."""
+    res = float(row["time_res_s"])
+    waits = tl.waits_in(row["start"], row["end"], res)
+    if not len(waits):
+        return [row]
+    ends = waits["end"].sort_values()
+    first = ends.iloc[0]
+    if first <= row["start"]:
+        first = ends[ends > row["start"]].min() if (ends > row["start"]).any() else first
+    released = ends[ends <= first + pd.Timedelta(seconds=RELEASE_S + res)]
+    cut = max(released.max(), row["start"])
+    later = waits[waits["end"] > cut + pd.Timedelta(seconds=LATER_S + res)]
+    out = [row]
+    if row["shape"] == "commit-gap" and cut < row["end"]:
+        old_end = row["end"]
+        row["end"] = cut
+        row["duration_s"] = round(max((cut - row["start"]).total_seconds(), res), 3)
+        if len(later):
+            rest = dict(row, start=cut, end=old_end, cause=None, rotation_from=None,
+                        rotation_to=None, rotation_at=pd.NaT, rotation_size=pd.NA,
+                        _after_rotation=True,
+                        duration_s=round((old_end - cut).total_seconds(), 3))
+            rest["_rot"] = None
+            out.append(rest)
+    return out
+
+
+BEFORE_S, AFTER_S = 1.0, 2.0          # rotation time vs a pile-up's start
+GAP_ROTATION_BEFORE_S, GAP_ROTATION_AFTER_S = 2.0, 1.0   # rotation time vs a gap's start
+LEADER_SLACK_S = 1.05                 # rotation time vs a piled statement's logged start
+
+
+def match_rotations(cands, rotations, statements=None) -> dict:
+    """{candidate index: rotation row}; each rotation goes to the nearest candidate.
+
+    A pile-up matches when the ROTATE event's time is within [S - 1 s, S + 2 s]
+    of its start S, or is the second one of its statements began in (that
+    statement filled the file, then waited for its own rotation, however long
+    it ran before); a commit gap when its start is within 2 s after / 1 s
+    before the rotation."""
+    if rotations is None or not len(rotations) or not len(cands):
+        return {}
+    at = seconds(rotations["at"])
+    starts = seconds(cands["start"])
+    pairs = []
+    for (i, row), s in zip(cands.iterrows(), starts):
+        member_starts = _member_starts(row, statements)
+        gap = row["shape"] == "commit-gap"
+        for j, a in enumerate(at):
+            if gap:
+                if a - GAP_ROTATION_AFTER_S <= s <= a + GAP_ROTATION_BEFORE_S:
+                    pairs.append((abs(s - a), i, j))
+            elif a - BEFORE_S <= s <= a + AFTER_S:
+                pairs.append((abs(s - (a + 0.5)), i, j))
+            elif len(member_starts) and np.any(np.abs(member_starts - a) <= LEADER_SLACK_S):
+                pairs.append((float(np.min(np.abs(member_starts - a))), i, j))
+    out, used = {}, set()
+    for _, i, j in sorted(pairs):
+        if i not in out and j not in used:
+            out[i] = rotations.iloc[j]
+            used.add(j)
+    return out
+
+
+def _member_starts(row, statements) -> np.ndarray:
+    if statements is None or row["shape"] != "pile-up" or not len(row["members"]):
+        return np.zeros(0)
+    return seconds(statements.loc[row["members"], "start"])
