@@ -383,7 +383,8 @@ def restarts(files: pd.DataFrame) -> pd.DataFrame:
         how = None
         if before is not None:
             how = "clean shutdown" if before["stopped"] else (
-                "crash (previous file still marked in use)" if before["in_use"] else "unknown")
+                "crash (previous file still marked in use)" if before["in_use"] else
+                "crash (no STOP event)")     # MySQL's recovery clears the in-use flag
         out.append({"file": f["file"], "at": f["created"], "previous_end": how})
     return pd.DataFrame(out, columns=["file", "at", "previous_end"])
 

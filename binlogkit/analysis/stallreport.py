@@ -11,14 +11,16 @@ JSON document::
      "window": {"since", "until", "first", "last"},       # ISO-8601 UTC or null
      "stalls": [{"start", "end", "duration_s", "queries", "writes", "commits", "reads",
                  "others", "max_query_time_s", "lock_share", "shape", "over_threshold",
-                 "cause": "binlog_rotation" | "lock" | "commit_sync" | "unknown",
+                 "cause": "binlog_rotation" | "lock" | "commit_sync" | "restart" | "unknown",
                  "time_res_s": 1.0 | 0.0, "evidence": str, "commit_gap_s": float | null,
                  "rotation": {"from_file", "to_file", "at", "size_bytes"} | null,
                  "hint": str | null, "top_classes": [{"fingerprint", "count", "id"}]}],
      "rotations": [{"from_file", "to_file", "at", "size_bytes", "lifetime_s", "stall_s",
                     "next_opened_at", "missing_before", "restart_after", "commit_gap_s",
                     "inferred"}],
-     "restarts": [{"file", "at", "previous_end"}],
+     "restarts": [{"file", "at", "previous_end": str | null, "down_from": ISO | null,
+                   "down_s": float | null}],
+     "idle": [{"start", "end", "duration_s"}],             # commit gaps where nothing waited
      "cadence": {"causes": {cause: count}, "rotation_interval": {"median_s", "spread_s",
                  "count"} | null, "stall_interval": ..., "rotations", "rotations_with_stall",
                  "stalls", "stalls_explained"},
@@ -80,6 +82,7 @@ class Report:
     warnings: list = field(default_factory=list)
     state_path: str | None = None
     next_state: dict | None = None
+    idle: pd.DataFrame | None = None
 
     def save_state(self) -> None:
         """Advance the ``--state`` file (call once the report has been delivered)."""
@@ -136,15 +139,31 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
         notes.append("The binlogs given contain no rotation (no ROTATE event, no file opened by "
                       "one): stalls cannot be matched to rotations.  Pass the binlog files of "
                       "the period, not only the live one.")
-    doc = _doc(statements, stalls, rotations_w, restarts, files, threshold, since_us, until_us,
+    restarts_w = _in_window(diag.timeline.restarts, "at", lo, until_us)
+    doc = _doc(statements, stalls, rotations_w, restarts_w, files, threshold, since_us, until_us,
                slowlogs, server_tz, notes, now, lo)
+    doc["idle"] = [{"start": iso(r["start"]), "end": iso(r["end"]),
+                    "duration_s": _num(r["duration_s"])}
+                   for _, r in _in_window(diag.idle, "start", lo, until_us).iterrows()]
     doc["inputs"]["server_zone"] = describe_zone(parse, server_tz)
     new_state = None
     if state_path:
         doc["state"], new_state = state_mod.next_state(state_path, prev, statements, files,
                                                        stalls, until_us)
     code = EXIT_STALLS if any(s["over_threshold"] for s in doc["stalls"]) else EXIT_OK
-    return Report(doc, statements, stalls, rotations_w, code, notes, state_path, new_state)
+    return Report(doc, statements, stalls, rotations_w, code, notes, state_path, new_state,
+                  diag.idle)
+
+
+def _in_window(df, col, lo_us, hi_us):
+    if df is None or not len(df):
+        return df
+    keep = pd.Series(True, index=df.index)
+    if lo_us is not None:
+        keep &= df[col].map(_us) > lo_us
+    if hi_us is not None:
+        keep &= df[col].map(_us) <= hi_us
+    return df[keep].reset_index(drop=True)
 
 
 def _max(a, b):
@@ -247,7 +266,14 @@ def _int(v):
 
 
 def _num(v, nd=3):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), nd)
+    """A finite number rounded, else None (JSON has no NaN)."""
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return round(f, nd) if math.isfinite(f) else None
 
 
 def _rotation_dicts(rotations, stalls) -> list:
@@ -260,6 +286,15 @@ def _rotation_dicts(rotations, stalls) -> list:
              "missing_before": list(r["missing_before"]), "restart_after": bool(r["restart_after"]),
              "commit_gap_s": _num(r["commit_gap_s"], 6), "inferred": bool(r["inferred"])}
             for _, r in rotations.iterrows()]
+
+
+def _restart_dict(r) -> dict:
+    how = r["previous_end"] if isinstance(r["previous_end"], str) else None
+    down = r.get("down_from") if how else None         # the first file: no run before it
+    down = down if down is not None and not pd.isna(down) else None
+    return {"file": r["file"], "at": iso(r["at"]), "previous_end": how,
+            "down_from": iso(down) if down is not None else None,
+            "down_s": _num((r["at"] - down).total_seconds(), 3) if down is not None else None}
 
 
 def _reported_span(statements, lo_us, until_us):
@@ -292,16 +327,17 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
                      "(long_query_time > 0): only the slow part of each stall is visible, and "
                      "stall starts are estimated from those statements.")
     cad = cadence(rotations, stalls)
+    restart_docs = [_restart_dict(r) for _, r in
+                    (restarts if restarts is not None else pd.DataFrame()).iterrows()]
     doc = {
-        "verdict": verdict(stall_docs, cad, threshold, first, last, n_new),
+        "verdict": verdict(stall_docs, cad, threshold, first, last, n_new, restart_docs),
         "threshold_s": threshold,
         "generated_at": iso(pd.Timestamp(now or datetime.datetime.now(datetime.timezone.utc))),
         "window": {"since": iso(since_us), "until": iso(until_us), "first": iso(first),
                    "last": iso(last)},
         "stalls": stall_docs,
         "rotations": _rotation_dicts(rotations, stalls),
-        "restarts": [{"file": r["file"], "at": iso(r["at"]), "previous_end": r["previous_end"]}
-                     for _, r in (restarts if restarts is not None else pd.DataFrame()).iterrows()],
+        "restarts": restart_docs,
         "cadence": cad,
         "inputs": {
             "binlogs": [] if files is None else list(files["file"]),
@@ -327,8 +363,20 @@ def _fmt_size(n) -> str:
     return f"{n} bytes"
 
 
-def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
-    """One line for cron mail: how many stalls, how many at rotations, the worst."""
+def verdict(stalls, cad, threshold, first, last, n_statements, restarts=()) -> str:
+    """One line for cron mail: how many stalls, how many at rotations, the worst;
+    the server's restarts."""
+    line = _verdict(stalls, cad, threshold, first, last, n_statements)
+    restarts = [r for r in restarts if r["previous_end"]]     # not a first file's start
+    if restarts:
+        n = len(restarts)
+        hows = [f"after a {r['previous_end']}" for r in restarts]
+        line += (f" The server restarted {n} time{'s' if n != 1 else ''} ({'; '.join(hows)}; "
+                 f"last at {restarts[-1]['at'][11:19]}Z).")
+    return line
+
+
+def _verdict(stalls, cad, threshold, first, last, n_statements) -> str:
     if not n_statements:
         return "No slow-log statements in the window (none newer than the last run)."
     over = [s for s in stalls if s["over_threshold"]]
@@ -360,7 +408,8 @@ def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
 
 
 _CAUSE_WORDS = {ROTATION_CAUSE: "at binlog rotations", LOCK_CAUSE: "lock",
-                COMMIT_SYNC_CAUSE: "commit sync", "unknown": "cause unknown"}
+                COMMIT_SYNC_CAUSE: "commit sync", RESTART_CAUSE: "at a server restart",
+                "unknown": "cause unknown"}
 
 
 def _causes_phrase(stalls) -> str:
@@ -396,6 +445,11 @@ def advice(stalls) -> list:
             "Some stalls are writes and COMMITs released together without lock waits and without "
             "a rotation: time in the commit path, i.e. the binlog or redo log sync (sync_binlog, "
             "innodb_flush_log_at_trx_commit) or the disk under them.")
+    if any(s["cause"] == RESTART_CAUSE for s in stalls):
+        out.append(
+            "Some stalls are server restarts: commits stopped while the server shut down (or "
+            "crashed), recovered and started; see Restarts for how the previous run ended.  "
+            "These are not binlog rotations.")
     hints = " ".join(s["hint"] or "" for s in stalls if s["cause"] != ROTATION_CAUSE)
     if "time-zone lock" in hints:
         out.append("Cheap statements slowed together: if time_zone=SYSTEM, set time_zone to an "

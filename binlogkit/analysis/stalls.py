@@ -79,6 +79,16 @@ def _spacing(times) -> dict | None:
     return {"median_s": med, "spread_s": float(np.median(np.abs(d - med))), "count": int(len(d))}
 
 
+def _rate(times) -> dict | None:
+    """{"count", "span_s", "per_s"}: rotations per second over their span (what the
+    cadence says when they come faster than the whole-second ROTATE times resolve)."""
+    t = np.sort(seconds(pd.Series(times)))
+    if len(t) < 2:
+        return None
+    span = float(t[-1] - t[0]) + 1.0          # whole-second times: the last second counts
+    return {"count": int(len(t)), "span_s": span, "per_s": round(len(t) / span, 3)}
+
+
 def cadence(rotations: pd.DataFrame, stalls: pd.DataFrame) -> dict:
     """Rotation vs stall spacing, precision (rotations that stalled) and recall."""
     explained = stalls[stalls["cause"] == ROTATION_CAUSE]
@@ -86,6 +96,7 @@ def cadence(rotations: pd.DataFrame, stalls: pd.DataFrame) -> dict:
     return {
         "causes": {c: int((stalls["cause"] == c).sum()) for c in CAUSES} if n_stall else {},
         "rotation_interval": _spacing(rotations["at"].dropna()) if n_rot else None,
+        "rotation_rate": _rate(rotations["at"].dropna()) if n_rot else None,
         "stall_interval": _spacing(stalls["start"]) if n_stall else None,
         "rotations": n_rot, "rotations_with_stall": int(explained["rotation_from"].nunique()),
         "stalls": n_stall, "stalls_explained": int(len(explained)),

@@ -51,7 +51,7 @@ TABLE_SQL = ("CREATE TABLE lab.t (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT N
              "pad VARCHAR(200) NOT NULL) ENGINE=InnoDB")
 BUSY_RATE = 45.0            # commits per second of the busy writer
 LOW_RATE = 1.5
-PAD = 60
+PAD = 10
 
 # (kind, seconds after the previous episode ended, how long it holds)
 SCRIPT = (
@@ -83,7 +83,7 @@ def _iso(us: int) -> str:
 class Scenario:
     """Server options of one lab kind."""
 
-    def __init__(self, kind: str, max_binlog_size=48 << 10, seconds_per_mb=32.0,
+    def __init__(self, kind: str, max_binlog_size=32 << 10, seconds_per_mb=48.0,
                  long_query_time=0.0, time_zone="UTC", script=SCRIPT):
         self.kind, self.max_binlog_size = kind, max_binlog_size
         self.seconds_per_mb, self.long_query_time = seconds_per_mb, long_query_time
@@ -185,6 +185,14 @@ class _Run:
                 raise LabError("no rotation stall came (is the writer running?)")
             time.sleep(0.005)
 
+    def _not_near_rotation(self, full=0.6):
+        """Wait out the next rotation stall when the binlog is close to full: a
+        rotation's sync cut short by the shutdown leaves no trace a report could see."""
+        files = self.server.binlog_files()
+        if files and files[-1].stat().st_size > full * self.sc.max_binlog_size:
+            self._after_next_rotation_stall()
+            time.sleep(0.3)
+
     def episode(self, kind, hold):
         w = self.writer
         rec = {"kind": kind, "cause": CAUSE.get(kind)}
@@ -196,7 +204,9 @@ class _Run:
             if kind == "idle_after_flush":
                 time.sleep(0.2)
                 conn = self.server.connect(autocommit=True)
+                self.armed.unlink(missing_ok=True)     # a nightly job's FLUSH: a fast sync
                 self._sql(conn, "FLUSH BINARY LOGS")
+                self.armed.touch()
                 conn.close()
                 time.sleep(max(0.0, hold - 0.2))
             else:
@@ -221,6 +231,7 @@ class _Run:
             self._sql(conn, "UNLOCK TABLES")
             conn.close()
         elif kind in ("restart", "crash"):
+            self._not_near_rotation()
             self.armed.unlink(missing_ok=True)      # the shutdown's sync is not a rotation
             rec["start"] = _now_us()
             if kind == "restart":
@@ -233,6 +244,16 @@ class _Run:
         self.episodes.append({**rec, "start": _iso(rec["start"]), "end": _iso(rec["end"]),
                               "duration_s": round((rec["end"] - rec["start"]) / 1e6, 6)})
 
+    def _settle(self, after_s=3.0):
+        """Go on until the last rotation stall ended ``after_s`` ago: one in the
+        workload's last second would leave no commit after it to show it."""
+        while True:
+            ends = [s["end_us"] for s in read_shim_log(self.shim_log) if s["delay_us"] > 0]
+            left = (max(ends) / 1e6 + after_s - time.time()) if ends else 0.0
+            if left <= 0:
+                return
+            time.sleep(left)
+
     def run(self):
         self.writer.start()
         try:
@@ -240,6 +261,8 @@ class _Run:
                 time.sleep(gap)
                 if kind != "end":
                     self.episode(kind, hold)
+            self._not_near_rotation()
+            self._settle()
         finally:
             self.writer.stop.set()
             self.writer.join(30)
@@ -335,9 +358,11 @@ def main(argv=None) -> int:
     ap.add_argument("--server", choices=["mariadb", "mysql"], default="mariadb")
     ap.add_argument("--out", required=True)
     ap.add_argument("--long-query-time", type=float, default=0.0)
+    ap.add_argument("--time-zone", default="UTC", help="the server's TZ")
     a = ap.parse_args(argv)
     try:
-        truth = run_life(Scenario(a.server, long_query_time=a.long_query_time), a.out)
+        truth = run_life(Scenario(a.server, long_query_time=a.long_query_time,
+                                  time_zone=a.time_zone), a.out)
     except (LabError, RuntimeError) as exc:
         print(f"life lab: {exc}", file=sys.stderr)
         return 1

@@ -19,7 +19,7 @@ import pandas as pd
 
 from binlogkit._record import field, record
 from binlogkit.analysis.diagnosis.candidates import find_candidates
-from binlogkit.analysis.diagnosis.causes import restart
+from binlogkit.analysis.diagnosis.causes import binlog_rotation, restart
 from binlogkit.analysis.diagnosis.evidence import (
     Timeline, commit_instants, restart_windows, waits_frame,
 )
@@ -52,6 +52,7 @@ def diagnose(statements, rotations=None, restarts=None, covered=None, gaps=None,
                   commits=commit_instants(commit_times))
     cands = find_candidates(statements, gaps, min_latency=min_latency, min_duration=min_duration)
     extra = restart.candidates(tl, list(zip(cands["start"], cands["end"])))
+    extra += binlog_rotation.lone_waits(statements, rotations, cands, min_latency)
     if extra:
         cands = pd.concat([cands, pd.DataFrame(extra)], ignore_index=True) if len(cands) \
             else pd.DataFrame(extra)
@@ -66,6 +67,6 @@ def _notes(idle, tl) -> list:
     n = len(blind)
     return [f"{n} commit gap{'s' if n != 1 else ''} (longest {max(r['duration_s'] for r in blind):.1f} s) "
             "had no evidence either way: the slow log logs none of the statements around "
-            f"{'them' if n != 1 else 'it'} and MariaDB binlogs carry no commit times, so "
+            f"{'them' if n != 1 else 'it'} and the binlogs show no transaction waiting, so "
             f"{'they were' if n != 1 else 'it was'} taken as idle.  With long_query_time at or "
             "below the stalls you care about, waiting statements would show."]

@@ -19,9 +19,10 @@ the cause rules (:mod:`binlogkit.analysis.diagnosis.causes`) read:
   header time): a statement blocked by FLUSH TABLES WITH READ LOCK shows here
   even with Lock_time 0 and with no slow log at all.
 
-``blind(t)``: no source could have shown waiting work near ``t`` (MariaDB
-binlogs carry no commit time, and the slow log logs none of the statements
-around ``t``): a commit gap there cannot be told from idle time.
+``blind(t)``: the slow log logs none of the statements around ``t``: only
+MySQL's commit timestamps could show waiting work there, and they show only the
+transactions that waited in the commit queue (not the one whose commit filled
+the file and then rotated it, nor a single writer's).
 
 Fed incrementally (``binlogkit watch``): every item is an interval with a
 time; a watcher appends commits, statements and waits in time order and keeps
@@ -63,8 +64,10 @@ def binlog_waits(commit_times, min_wait=MIN_WAIT_S) -> pd.DataFrame:
     if not starts:
         return pd.DataFrame(columns=WAIT_COLUMNS)
     s, e = np.concatenate(starts), np.concatenate(ends)
+    # query_time: at least this long (the statement began at the latest at the end of its second)
     return pd.DataFrame({"start": _ts(s), "end": _ts(e), "source": "binlog", "kind": "commit",
-                         "lock_time": 0.0, "query_time": (e - s) / 1e6})[WAIT_COLUMNS]
+                         "lock_time": 0.0,
+                         "query_time": (e - s - 1_000_000) / 1e6})[WAIT_COLUMNS]
 
 
 def waits_frame(statements, commit_times=None, min_wait=MIN_WAIT_S) -> pd.DataFrame:
@@ -134,17 +137,26 @@ class Timeline:
         self.commit_res = commit_res
         self.exact_commits = exact_commits        # MySQL commit timestamps: waits from binlogs
         self._ends = None
+        self.claimed = set()                      # indices of waits a stall explains
         self.commits = commits                    # sorted commit instants, epoch µs
 
     def waits_in(self, start, end, res=0.0) -> pd.DataFrame:
         """Waiting work released inside (start, end]: it ends after the first
         ``res`` s of the interval (a release at its very start belongs to what
-        came before) and began before the interval ends."""
+        came before) and began before the interval ends; none a stall before
+        has claimed."""
         w = self.waits
         if not len(w):
             return w
+        if self.claimed:
+            w = w.drop(index=list(self.claimed), errors="ignore")
         after = pd.Timedelta(seconds=max(res, RELEASE_SLACK_S))
         return w[(w["end"] > start + after) & (w["start"] < end)]
+
+    def claim(self, waits) -> None:
+        """These waits are explained by a stall: evidence for no other (each waiting
+        statement was held by one thing; candidates are decided in time order)."""
+        self.claimed.update(waits.index)
 
     def commits_between(self, start, end) -> int:
         """Commits of the binlogs in [start, end]."""
@@ -156,8 +168,6 @@ class Timeline:
 
     def blind(self, t) -> bool:
         """True when nothing could have shown waiting work near ``t`` (module doc)."""
-        if self.exact_commits:
-            return False
         st = self.statements
         if st is None or not len(st):
             return True

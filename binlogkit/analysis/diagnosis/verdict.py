@@ -22,7 +22,7 @@ STALL_COLUMNS = ["start", "end", "duration_s", "shape", "queries", "writes", "co
                  "members", "cause", "rotation_from", "rotation_to", "rotation_at",
                  "rotation_size", "hint", "time_res_s", "evidence", "commit_gap_s"]
 IDLE_COLUMNS = ["start", "end", "duration_s", "hint"]
-RESTART_BEFORE_S = 60.0
+RESTART_BEFORE_S = 10.0
 
 
 def _chain(row, tl) -> list:
@@ -41,6 +41,7 @@ def decide(cands: pd.DataFrame, tl):
     """(stalls, idle) of the candidates (module doc)."""
     near = match_rotations(cands, tl.rotations, tl.statements)
     decided = []
+    cands = cands.sort_values("start", kind="stable")      # waits are claimed in time order
     for i, row in cands.iterrows():
         r = row.to_dict()
         r.update(cause=None, rotation_from=None, rotation_to=None, rotation_at=pd.NaT,

@@ -24,6 +24,7 @@ from binlogkit.analysis.pileups import seconds
 CAUSE = "binlog_rotation"
 MIN_WRITE_SHARE = 0.5
 RELEASE_S = 0.5           # waits released together end within this (plus the time resolution)
+MIN_REST_S = 0.5          # a shorter remainder is not a stall of its own
 LATER_S = 1.0             # a wait ending this much after the release is not the rotation's
 
 
@@ -32,8 +33,9 @@ def write_share(row) -> float:
 
 
 def explains(row) -> bool:
-    """A rotation holds commits: a pile-up of writes/COMMITs, or a commit gap."""
-    if row["shape"] == "commit-gap":
+    """A rotation holds commits: a pile-up of writes/COMMITs, a commit gap, or the
+    write that filled the file waiting for it."""
+    if row["shape"] in ("commit-gap", "wait"):
         return True
     return row["shape"] == "pile-up" and write_share(row) >= MIN_WRITE_SHARE
 
@@ -45,6 +47,19 @@ def decide(row, tl):
     row.update(cause=CAUSE, rotation_from=rot["from_file"], rotation_to=rot["to_file"],
                rotation_at=rot["at"], rotation_size=rot["size_bytes"])
     return _split(row, tl)
+
+
+def longest_wait(row, waits, prefer_waits=False) -> float:
+    """A commit gap's length from the binlogs (whole seconds: an estimate from the
+    commits missing) or, when longer (``prefer_waits``: when there is one), the
+    longest wait it released (a blocked statement's Query_time): never more than
+    the gap's span."""
+    dur = float(row["duration_s"])
+    if len(waits):
+        span = (row["end"] - row["start"]).total_seconds() + float(row["time_res_s"])
+        longest = min(float(waits["query_time"].max()), span)
+        dur = longest if prefer_waits else max(dur, longest)
+    return round(dur, 3)
 
 
 def _split(row, tl):
@@ -60,12 +75,17 @@ def _split(row, tl):
     released = ends[ends <= first + pd.Timedelta(seconds=RELEASE_S + res)]
     cut = max(released.max(), row["start"])
     later = waits[waits["end"] > cut + pd.Timedelta(seconds=LATER_S + res)]
+    tl.claim(waits[waits["end"] <= cut])
     out = [row]
+    if row["shape"] == "commit-gap" and res:
+        # whole seconds: the longest wait it released says how long it held
+        row["duration_s"] = longest_wait(row, waits[waits["end"] <= cut], prefer_waits=True)
     if row["shape"] == "commit-gap" and cut < row["end"]:
         old_end = row["end"]
         row["end"] = cut
-        row["duration_s"] = round(max((cut - row["start"]).total_seconds(), res), 3)
-        if len(later):
+        if not res:
+            row["duration_s"] = round((cut - row["start"]).total_seconds(), 6)
+        if len(later) and (old_end - cut).total_seconds() >= MIN_REST_S:
             rest = dict(row, start=cut, end=old_end, cause=None, rotation_from=None,
                         rotation_to=None, rotation_at=pd.NaT, rotation_size=pd.NA,
                         _after_rotation=True,
@@ -116,3 +136,37 @@ def _member_starts(row, statements) -> np.ndarray:
     if statements is None or row["shape"] != "pile-up" or not len(row["members"]):
         return np.zeros(0)
     return seconds(statements.loc[row["members"], "start"])
+
+
+def lone_waits(statements, rotations, cands, min_wait=0.5) -> list:
+    """Candidates of shape ``wait`` for rotations no candidate starts near: a
+    write or COMMIT at least ``min_wait`` s slow that began in the ROTATE event's
+    second (the statement whose commit filled the file, waiting for the
+    rotation; a single writer leaves no pile-up, and a commit gap next to idle
+    time or low traffic may not stand out from the rate around it)."""
+    if rotations is None or not len(rotations) or statements is None or not len(statements):
+        return []
+    from binlogkit.analysis.pileups import describe, slow_statements
+    slow = slow_statements(statements, min_wait)
+    slow = slow[slow["kind"].astype(str).isin(("write", "commit"))]
+    if not len(slow):
+        return []
+    starts = seconds(slow["start"])
+    cand_starts = seconds(cands["start"]) if len(cands) else np.zeros(0)
+    taken = {m for ms in cands["members"] for m in ms} if len(cands) else set()
+    out = []
+    for a in seconds(rotations["at"].dropna()):
+        if np.any((cand_starts >= a - BEFORE_S) & (cand_starts <= a + AFTER_S)):
+            continue
+        hit = slow[np.abs(starts - a) <= LEADER_SLACK_S]
+        if not len(hit) or taken & set(hit.index):
+            continue
+        res = float(hit["time_res_s"].max())
+        end = hit["end"].max()
+        row = {"start": hit["start"].min(), "end": end,
+               "duration_s": round(float(hit["query_time"].max()), 3), "shape": "wait",
+               "members": list(hit.index), "time_res_s": res, "evidence": "slow log",
+               "commit_gap_s": float("nan"), "trickle": 0}
+        row.update(describe(hit))
+        out.append(row)
+    return out

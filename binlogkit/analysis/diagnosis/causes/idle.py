@@ -6,10 +6,11 @@ commit timestamp came long after its statement began.  Without such evidence
 the server simply had nothing to commit (a quiet night, a paused job, the end
 of a batch), even right after ``FLUSH BINARY LOGS`` or a rotation.
 
-Where nothing could have shown waiting work (MariaDB binlogs carry no commit
-times; a slow log that logs none of the statements around the gap), a gap that
-begins at a size rotation is left to the rotation rule (the statement that
-filled the file waited for that rotation); any other such gap is idle.
+Where the slow log logs none of the statements around the gap (MariaDB binlogs
+carry no commit times; MySQL's show only transactions queued behind another), a
+gap that begins at a size rotation is left to the rotation rule (the statement
+whose commit filled the file waited for that rotation); any other such gap is
+idle.
 """
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ their statements began before the stop and committed after it.
 from __future__ import annotations
 
 from binlogkit.analysis.diagnosis.candidates import trickle
+from binlogkit.analysis.diagnosis.causes.binlog_rotation import longest_wait
 
 CAUSE = "lock"
 LOCK_SHARE = 0.5
@@ -32,6 +33,15 @@ def row_lock_shape(row, statements) -> bool:
 
 
 def decide(row, tl):
+    got = _decide(row, tl)
+    if got and row["shape"] == "commit-gap":
+        waits = tl.waits_in(row["start"], row["end"], row["time_res_s"])
+        row["duration_s"] = longest_wait(row, waits)
+        tl.claim(waits)
+    return got
+
+
+def _decide(row, tl):
     if row["queries"] and row["lock_share"] >= LOCK_SHARE:
         row.update(cause=CAUSE, hint=(
             f"lock waits: Lock_time is {row['lock_share']:.0%} of the statements' time (row, "
