@@ -160,3 +160,26 @@ def test_live_life_lab(server, tmp_path):
     assert got["in_idle"] == [] and got["misblamed"] == []
     for cause in ("binlog_rotation", "lock", "restart"):
         assert got[cause]["recall"] == 1.0, got
+
+
+def test_what_filled_the_rotated_file():
+    """Why a rotation was slow: bytes, unsynced bytes by sync_binlog, top tables and the
+    biggest transactions (GTIDs on MySQL, positions too)."""
+    from binlogkit.analysis.diagnosis.rotation_load import what_filled
+    path = LIFE / "mysql" / "binlog.000003"
+    got = what_filled(str(path), sync_binlog=0)
+    assert got["bytes"] == path.stat().st_size and got["unsynced_bytes"] == got["bytes"]
+    assert got["top_tables"][0]["table"] == "lab.t" and got["top_tables"][0]["rows"] >= 100
+    assert got["biggest"][0]["gtid"].count(":") == 1 and got["biggest"][0]["position"] >= 4
+    assert what_filled(str(path), sync_binlog=1)["unsynced_bytes"] == 0
+    five = what_filled(str(path), sync_binlog=5)["unsynced_bytes"]
+    assert 0 < five <= 4 * max(b["bytes"] for b in got["biggest"])
+    assert what_filled(str(path))["unsynced_bytes"] is None
+
+
+def test_rotation_stalls_say_what_filled_the_file(life):
+    _, rep, _ = life
+    rot = [s for s in rep.doc["stalls"] if s["rotation"] and s["over_threshold"]]
+    assert rot and all(s["rotation"]["load"]["top_tables"] for s in rot)
+    text = render.to_text(rep.doc)
+    assert "Most bytes: lab.t" in text and "Biggest transactions:" in text

@@ -13,7 +13,9 @@ JSON document::
                  "others", "max_query_time_s", "lock_share", "shape", "over_threshold",
                  "cause": "binlog_rotation" | "lock" | "commit_sync" | "restart" | "unknown",
                  "time_res_s": 1.0 | 0.0, "evidence": str, "commit_gap_s": float | null,
-                 "rotation": {"from_file", "to_file", "at", "size_bytes"} | null,
+                 "rotation": {"from_file", "to_file", "at", "size_bytes",
+                              "load": {...} (rotation_load.what_filled; the longest
+                                       rotation stalls over the threshold)} | null,
                  "hint": str | null, "top_classes": [{"fingerprint", "count", "id"}]}],
      "rotations": [{"from_file", "to_file", "at", "size_bytes", "lifetime_s", "stall_s",
                     "next_opened_at", "missing_before", "restart_after", "commit_gap_s",
@@ -55,6 +57,7 @@ from binlogkit.analysis.pileups import check_statements, statements_frame
 from binlogkit.analysis.rotations import restarts as find_restarts
 from binlogkit.analysis.rotations import covered_span, rotations_frame, rotations_table
 from binlogkit.analysis.diagnosis import diagnose
+from binlogkit.analysis.diagnosis.rotation_load import what_filled
 from binlogkit.analysis.stalls import (
     COMMIT_SYNC_CAUSE, LOCK_CAUSE, RESTART_CAUSE, ROTATION_CAUSE, cadence,
 )
@@ -108,8 +111,10 @@ def _span(first, last):
 
 
 def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1.0,
-                 zone=None, server_tz=None, state_path=None, now=None) -> Report:
-    """Everything the renderers need (see the module doc)."""
+                 zone=None, server_tz=None, state_path=None, now=None,
+                 sync_binlog=None) -> Report:
+    """Everything the renderers need (see the module doc).  ``sync_binlog``: the
+    server's, when known (a live connection): how much of a rotated file was unsynced."""
     prev = state_mod.load_state(state_path) if state_path else None
     watermark = prev["watermark_us"] if prev else None
     min_end = None if watermark is None else watermark - state_mod.LOOKBACK_US
@@ -146,6 +151,8 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
                     "duration_s": _num(r["duration_s"])}
                    for _, r in _in_window(diag.idle, "start", lo, until_us).iterrows()]
     doc["inputs"]["server_zone"] = describe_zone(parse, server_tz)
+    doc["inputs"]["sync_binlog"] = sync_binlog
+    _rotation_loads(doc["stalls"], files, sync_binlog)
     new_state = None
     if state_path:
         doc["state"], new_state = state_mod.next_state(state_path, prev, statements, files,
@@ -153,6 +160,21 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
     code = EXIT_STALLS if any(s["over_threshold"] for s in doc["stalls"]) else EXIT_OK
     return Report(doc, statements, stalls, rotations_w, code, notes, state_path, new_state,
                   diag.idle)
+
+
+MAX_LOADS = 20                # rotation stalls whose file is read for what filled it
+
+
+def _rotation_loads(stall_docs, files, sync_binlog):
+    """stall["rotation"]["load"]: what the rotated file held and what wrote it, for
+    the longest rotation stalls of the threshold or more (rotation_load)."""
+    if files is None or not len(files):
+        return
+    paths = dict(zip(files["file"], files["path"]))
+    rot = [s for s in stall_docs if s["rotation"] and s["over_threshold"]
+           and s["rotation"]["from_file"] in paths]
+    for s in sorted(rot, key=lambda s: -s["duration_s"])[:MAX_LOADS]:
+        s["rotation"]["load"] = what_filled(paths[s["rotation"]["from_file"]], sync_binlog)
 
 
 def _in_window(df, col, lo_us, hi_us):

@@ -108,9 +108,10 @@ def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state,
     if not slowlogs and not live:
         raise click.UsageError("give --slowlog FILE..., or a server that logs to mysql.slow_log")
     try:
-        with _live_inputs(live and conn, binlogs, slowlogs, start_log, since_us) as inputs:
+        live_inputs = _live_inputs(live and conn, binlogs, slowlogs, start_log, since_us)
+        with live_inputs as inputs:
             code = _run(*inputs, since_us, until_us, threshold, fmt, output, plot, state,
-                        zone, server_tz, all_rotations)
+                        zone, server_tz, all_rotations, live_inputs.sync_binlog)
     except exits.HANDLED as exc:
         _fail(exc)
     sys.exit(code)
@@ -123,6 +124,7 @@ class _live_inputs:
     def __init__(self, conn, binlogs, slowlogs, start_log, since_us):
         self.conn, self.binlogs, self.slowlogs = conn, list(binlogs), list(slowlogs)
         self.start_log, self.since_us, self.tmp = start_log, since_us, None
+        self.sync_binlog = None
 
     def __enter__(self):
         if not self.conn:
@@ -138,6 +140,8 @@ class _live_inputs:
         self.tmp = tempfile.TemporaryDirectory(prefix="binlogkit-report-")
         binlogs = self.binlogs or fetch_binlogs(connector, self.tmp.name, self.start_log,
                                                 notice=lambda m: click.echo(m, err=True))
+        from binlogkit.remote.fetch import sync_binlog
+        self.sync_binlog = sync_binlog(connector)
         slowlogs = self.slowlogs
         if not slowlogs:
             since = self.since_us // 1_000_000 if self.since_us is not None else None
@@ -150,10 +154,11 @@ class _live_inputs:
 
 
 def _run(binlogs, slowlogs, since_us, until_us, threshold, fmt, output, plot, state, zone,
-         server_tz, all_rotations=False) -> int:
+         server_tz, all_rotations=False, sync_binlog=None) -> int:
     from binlogkit.analysis.stallreport import build_report
     rep = build_report(list(binlogs), list(slowlogs), since_us=since_us, until_us=until_us,
-                       threshold=threshold, zone=zone, server_tz=server_tz, state_path=state)
+                       threshold=threshold, zone=zone, server_tz=server_tz, state_path=state,
+                       sync_binlog=sync_binlog)
     png = None
     if plot or fmt == "html":
         from binlogkit.analysis.plot import png_bytes, timeline_figure

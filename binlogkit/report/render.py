@@ -190,7 +190,30 @@ def _stall_line(s, clock) -> str:
             line += f" The binlogs show {_gap_words(s)} in it."
     if s["hint"]:
         line += f" Hint: {s['hint']}."
+    load = (s.get("rotation") or {}).get("load")
+    if load:
+        line += " " + _load_words(s["rotation"]["from_file"], load)
     return line
+
+
+def _load_words(name, load) -> str:
+    """What the rotated file held and what wrote it (rotation_load)."""
+    text = f"{name} held {_size(load['bytes'])} in {load['transactions']} transactions"
+    if load.get("unsynced_bytes") is not None:
+        text += (f", {_size(load['unsynced_bytes'])} of it not yet synced "
+                 f"(sync_binlog={load['sync_binlog']})")
+    text += "."
+    if load["top_tables"]:
+        text += " Most bytes: " + ", ".join(
+            f"{t['table']} {_size(t['bytes'])} ({t['transactions']} tx, {t['rows']} rows)"
+            for t in load["top_tables"]) + "."
+    if load["biggest"]:
+        text += " Biggest transactions: " + ", ".join(
+            f"{b['gtid'] or 'at ' + str(b['position'])} {_size(b['bytes'])}"
+            f" ({b['rows'] if b['rows'] is not None else '?'} rows"
+            f"{', ' + ', '.join(b['tables']) if b['tables'] else ''})"
+            for b in load["biggest"]) + "."
+    return text
 
 
 def _gap_words(s) -> str:
