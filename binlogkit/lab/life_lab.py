@@ -45,7 +45,7 @@ from binlogkit.lab.stall_lab import (
     LabError, build_shim, lab_available, read_shim_log, truth_delays,
 )
 
-__all__ = ["Scenario", "SCRIPT", "run_life", "life_available"]
+__all__ = ["Scenario", "SCRIPT", "SHORT_SCRIPT", "run_life", "life_available"]
 
 TABLE_SQL = ("CREATE TABLE lab.t (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL, "
              "pad VARCHAR(200) NOT NULL) ENGINE=InnoDB")
@@ -65,6 +65,12 @@ SCRIPT = (
     ("crash", 6.0, 0.0),
     ("ftwrl", 5.0, 5.0),
     ("end", 5.0, 0.0),
+)
+# a short run for tests on a live server (about 25 s of workload)
+SHORT_SCRIPT = (
+    ("ftwrl", 4.0, 3.5),
+    ("idle", 3.0, 4.0),
+    ("end", 4.0, 0.0),
 )
 CAUSE = {"idle_after_flush": "none", "idle_after_rotate": "none", "idle": "none",
          "low_traffic": "none", "ftwrl": "lock", "lock_tables": "lock", "restart": "restart",
