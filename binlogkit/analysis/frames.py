@@ -265,9 +265,10 @@ def slowlog_frame(paths, *, server_tz=None, server_version=None):
 
 def stalls_frame(binlogs, slowlogs, *, server_tz=None, min_latency=0.5, min_duration=0.5):
     """Write stalls of the slow log(s) `slowlogs` and the binlogs' commit gaps, each
-    with its cause (``binlog_rotation``, ``lock``, ``commit_sync``, ``unknown``) and
-    the rotation that explains it, as ``binlogkit report`` finds them; columns in
-    `binlogkit.analysis.stalls`.  Times are UTC; `server_tz` is read as in
+    with its cause (``binlog_rotation``, ``lock``, ``commit_sync``, ``restart``,
+    ``unknown``) and the rotation that explains it, as ``binlogkit report`` finds them
+    (the same diagnosis, `binlogkit.analysis.diagnosis`; idle time is not a stall);
+    columns in `binlogkit.analysis.stalls`.  Times are UTC; `server_tz` is read as in
     slowlog_frame.  Statements at least `min_latency` s slow make a stall of at
     least `min_duration` s."""
     commits = []

@@ -24,9 +24,15 @@ MySQL's commit timestamps could show waiting work there, and they show only the
 transactions that waited in the commit queue (not the one whose commit filled
 the file and then rotated it, nor a single writer's).
 
-Fed incrementally (``binlogkit watch``): every item is an interval with a
-time; a watcher appends commits, statements and waits in time order and keeps
-the last few minutes (``CONTEXT_S`` around any candidate is all a rule reads).
+Fed incrementally (``binlogkit watch``): every item is an interval with a time,
+and no rule reads more than ``CONTEXT_S`` around a candidate.  A watcher keeps a
+bounded window (a few minutes) of commit instants, slow-log statements and
+waits in time order, appends as events arrive (waits_frame / binlog_waits work
+on any slice; a MySQL wait is known when its GTID event arrives, a slow-log
+wait when its entry is written, i.e. at its end), and decides a candidate once
+the window has moved ``CONTEXT_S`` past its end (commit_gaps needs the rate
+after it); ``claimed`` then holds the waits decided stalls explain.  Restarts
+and rotations arrive as files are opened (FDE ``created``, ROTATE), in order.
 """
 from __future__ import annotations
 
