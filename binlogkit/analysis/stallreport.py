@@ -457,9 +457,10 @@ def advice(stalls) -> list:
             "that work out.")
     if any(s["cause"] == LOCK_CAUSE for s in stalls):
         out.append(
-            "Some stalls are commits held by a lock, not by the binlog: the binlogs show no "
-            "commit for that time with no rotation near, or the waiting statements' time was "
-            "Lock_time.  Look for what held it then: FLUSH TABLES WITH READ LOCK (backups), "
+            "Some stalls are commits held by a lock, not by the binlog: writes waited across a "
+            "stretch with no commit and no rotation near (on MySQL FLUSH TABLES WITH READ LOCK "
+            "leaves them a Lock_time of ~0), or the waiting statements' time was Lock_time.  "
+            "Look for what held it then: FLUSH TABLES WITH READ LOCK (backups), "
             "LOCK TABLES, or a long transaction (information_schema.innodb_trx, the general or "
             "audit log).")
     if any(s["cause"] == COMMIT_SYNC_CAUSE for s in stalls):

@@ -57,7 +57,31 @@ def diagnose(statements, rotations=None, restarts=None, covered=None, gaps=None,
         cands = pd.concat([cands, pd.DataFrame(extra)], ignore_index=True) if len(cands) \
             else pd.DataFrame(extra)
     stalls, idle = decide(cands, tl)
-    return Diagnosis(stalls, idle, tl, _notes(idle, tl))
+    return Diagnosis(stalls, idle, tl, _notes(idle, tl) + _lock_blind_note(idle, files, statements))
+
+
+LOCK_BLIND_MIN_S = 2.0
+
+
+def _lock_blind_note(idle, files, statements) -> list:
+    """MariaDB compares long_query_time with the time after a statement got its
+    locks: with long_query_time > 0 a statement held by FLUSH TABLES WITH READ LOCK
+    or LOCK TABLES is not logged, and in ROW binlogs it leaves no trace either."""
+    if files is None or not len(files) or not len(idle):
+        return []
+    mariadb = files["server_version"].astype(str).str.contains("MariaDB").any()
+    fastest = float(statements["query_time"].min()) if len(statements) else None
+    long_gaps = idle[idle["duration_s"] >= LOCK_BLIND_MIN_S]
+    if not mariadb or (fastest is not None and fastest < 0.05) or not len(long_gaps):
+        return []
+    when = ", ".join(f"{r['start']:%H:%M:%S}Z ({r['duration_s']:.1f} s)"
+                     for _, r in long_gaps.head(5).iterrows())
+    more = f" and {len(long_gaps) - 5} more" if len(long_gaps) > 5 else ""
+    return [f"Commits stopped with no statement waiting in the slow log at {when}{more}: taken "
+            "as idle time.  MariaDB logs a statement only when its time after getting its locks "
+            "reaches long_query_time, so with long_query_time > 0 writes held by FLUSH TABLES "
+            "WITH READ LOCK or LOCK TABLES are not logged and these may be lock stalls; "
+            "long_query_time=0 would show them."]
 
 
 def _notes(idle, tl) -> list:
