@@ -90,8 +90,9 @@ class Scenario:
     """Server options of one lab kind."""
 
     def __init__(self, kind: str, max_binlog_size=32 << 10, seconds_per_mb=48.0,
-                 long_query_time=0.0, time_zone="UTC", script=SCRIPT):
+                 long_query_time=0.0, time_zone="UTC", script=SCRIPT, binlog_format="ROW"):
         self.kind, self.max_binlog_size = kind, max_binlog_size
+        self.binlog_format = binlog_format
         self.seconds_per_mb, self.long_query_time = seconds_per_mb, long_query_time
         self.time_zone, self.script = time_zone, script
 
@@ -100,7 +101,7 @@ class Scenario:
         return "mariadb-bin" if self.kind == "mariadb" else "binlog"
 
     def options(self, slowlog: str) -> dict:
-        opts = {"log_bin": self.basename, "server_id": 1, "binlog_format": "ROW",
+        opts = {"log_bin": self.basename, "server_id": 1, "binlog_format": self.binlog_format,
                 "max_binlog_size": self.max_binlog_size, "sync_binlog": 0,
                 "slow_query_log": 1, "slow_query_log_file": slowlog,
                 "long_query_time": self.long_query_time,
@@ -365,10 +366,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--long-query-time", type=float, default=0.0)
     ap.add_argument("--time-zone", default="UTC", help="the server's TZ")
+    ap.add_argument("--binlog-format", default="ROW", choices=["ROW", "MIXED", "STATEMENT"])
     a = ap.parse_args(argv)
     try:
         truth = run_life(Scenario(a.server, long_query_time=a.long_query_time,
-                                  time_zone=a.time_zone), a.out)
+                                  time_zone=a.time_zone, binlog_format=a.binlog_format), a.out)
     except (LabError, RuntimeError) as exc:
         print(f"life lab: {exc}", file=sys.stderr)
         return 1

@@ -47,7 +47,7 @@ def diagnose(statements, rotations=None, restarts=None, covered=None, gaps=None,
     ``files``: the rotations_frame (down windows of restarts)."""
     exact = bool(commit_times) and any(c.micros for c in commit_times)
     tl = Timeline(statements, rotations, restart_windows(files, restarts), covered, gaps,
-                  waits_frame(statements, commit_times if exact else None, min_latency),
+                  waits_frame(statements, commit_times, min_latency),
                   commit_res=0.0 if exact else 1.0, exact_commits=exact,
                   commits=commit_instants(commit_times))
     cands = find_candidates(statements, gaps, min_latency=min_latency, min_duration=min_duration)
@@ -57,7 +57,9 @@ def diagnose(statements, rotations=None, restarts=None, covered=None, gaps=None,
         cands = pd.concat([cands, pd.DataFrame(extra)], ignore_index=True) if len(cands) \
             else pd.DataFrame(extra)
     stalls, idle = decide(cands, tl)
-    return Diagnosis(stalls, idle, tl, _notes(idle, tl) + _lock_blind_note(idle, files, statements))
+    blind_locks = [] if (tl.waits["source"] == "binlog").any() else \
+        _lock_blind_note(idle, files, statements)      # statement-format binlogs show them
+    return Diagnosis(stalls, idle, tl, _notes(idle, tl) + blind_locks)
 
 
 LOCK_BLIND_MIN_S = 2.0

@@ -17,7 +17,9 @@ the cause rules (:mod:`binlogkit.analysis.diagnosis.causes`) read:
   (GTID ``immediate_commit_timestamp``, µs) is at least ``min_wait`` s after
   the end of the whole second their statement began in (the GTID event's
   header time): a statement blocked by FLUSH TABLES WITH READ LOCK shows here
-  even with Lock_time 0 and with no slow log at all.
+  even with Lock_time 0 and with no slow log at all.  From Query events of
+  either server: ``exec_time`` of a second or more (a statement-format write,
+  as MariaDB's default MIXED format logs an INSERT, held by a lock).
 
 ``blind(t)``: the slow log logs none of the statements around ``t``: only
 MySQL's commit timestamps could show waiting work there, and they show only the
@@ -76,6 +78,22 @@ def binlog_waits(commit_times, min_wait=MIN_WAIT_S) -> pd.DataFrame:
                          "query_time": (e - s - 1_000_000) / 1e6})[WAIT_COLUMNS]
 
 
+def query_waits(commit_times, min_wait=MIN_WAIT_S) -> pd.DataFrame:
+    """Query events logged at least a second after their statement began
+    (``exec_time``, whole seconds): statement-format writes (MariaDB's default
+    MIXED format logs an INSERT so) held by a lock, DDL, a BEGIN created late."""
+    # whole seconds: an exec_time of e says the statement took more than e - 1 s
+    rows = [(w, e) for c in commit_times or () for w, e in getattr(c, "queries", ())
+            if e - 1 >= min_wait]
+    if not rows:
+        return pd.DataFrame(columns=WAIT_COLUMNS)
+    w = np.asarray([r[0] for r in rows], dtype="int64")
+    e = np.asarray([r[1] for r in rows], dtype="int64")
+    return pd.DataFrame({"start": _ts(w * 1_000_000), "end": _ts((w + e + 1) * 1_000_000),
+                         "source": "binlog", "kind": "write", "lock_time": 0.0,
+                         "query_time": (e - 1).astype("float64")})[WAIT_COLUMNS]
+
+
 def waits_frame(statements, commit_times=None, min_wait=MIN_WAIT_S) -> pd.DataFrame:
     """All waiting work of the slow log and the binlogs, by start."""
     parts = []
@@ -89,9 +107,9 @@ def waits_frame(statements, commit_times=None, min_wait=MIN_WAIT_S) -> pd.DataFr
                                        "kind": slow["kind"].astype(str),
                                        "lock_time": slow["lock_time"],
                                        "query_time": slow["query_time"]}))
-    got = binlog_waits(commit_times, min_wait)
-    if len(got):
-        parts.append(got)
+    for got in (binlog_waits(commit_times, min_wait), query_waits(commit_times, min_wait)):
+        if len(got):
+            parts.append(got)
     if not parts:
         return pd.DataFrame(columns=WAIT_COLUMNS)
     out = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]

@@ -52,7 +52,7 @@ def _names(tables) -> list:
 def _tables(tx, top) -> list:
     acc = {}
     for tables, nbytes, rows in zip(tx["tables"], tx["bytes"], tx["rows"]):
-        names = _names(tables) or ["(no table: statements)"]
+        names = _names(tables) or ["(statements: no table map)"]
         share = int(nbytes) / len(names)
         for name in names:
             a = acc.setdefault(name, [0.0, 0, 0])
