@@ -191,3 +191,21 @@ def test_rotation_stalls_say_what_filled_the_file(life):
     assert rot and all(s["rotation"]["load"]["top_tables"] for s in rot)
     text = render.to_text(rep.doc)
     assert "Most bytes: " in text and "Biggest transactions:" in text
+
+
+def test_mysql_binlogs_alone(tmp_path):
+    """MySQL with a slow log that logs nothing (long_query_time=10, the default): the
+    commit timestamps show the writes held by FLUSH TABLES WITH READ LOCK and LOCK
+    TABLES (Lock_time is not needed), rotation stalls end where the next file was
+    opened, and nothing is reported in the idle periods."""
+    import gzip
+    run_dir = LIFE / "mysql"
+    head = gzip.decompress((run_dir / "slow.log.gz").read_bytes()).split(b"\n")[:3]
+    empty = tmp_path / "slow.log"
+    empty.write_bytes(b"\n".join(head) + b"\n")
+    rep = build_report(_binlogs(run_dir), [str(empty)])
+    got = score(rep.doc, json.loads((run_dir / "truth.json").read_text()))
+    assert got["in_idle"] == [] and got["misblamed"] == [], got
+    assert got["lock"]["recall"] == 1.0 and got["lock"]["precision"] == 1.0, got
+    assert got["restart"]["recall"] == 1.0 and got["binlog_rotation"]["precision"] == 1.0
+    assert got["binlog_rotation"]["recall"] >= 0.9, got

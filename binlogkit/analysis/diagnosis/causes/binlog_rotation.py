@@ -62,12 +62,38 @@ def longest_wait(row, waits, prefer_waits=False) -> float:
     return round(dur, 3)
 
 
+def _opened_bound(row, rot):
+    """With nothing waiting to show it, a rotation's stall ends at the latest a
+    second after the next file was opened (its format description's whole-second
+    time: the server syncs the finished file, then opens the next)."""
+    nxt = rot.get("next_opened_at") if hasattr(rot, "get") else None
+    if row["shape"] != "commit-gap" or nxt is None or pd.isna(nxt):
+        return [row]
+    bound = pd.Timestamp(nxt) + pd.Timedelta(seconds=1)
+    if row["start"] < bound < row["end"]:
+        row["end"] = bound
+        row["duration_s"] = round(min(float(row["duration_s"]),
+                                      (bound - row["start"]).total_seconds()), 3)
+    return [row]
+
+
 def _split(row, tl):
     """[rotation part] or [rotation part, remainder] (module doc)."""
     res = float(row["time_res_s"])
     waits = tl.waits_in(row["start"], row["end"], res)
     if not len(waits):
-        return [row]
+        return _opened_bound(row, row.get("_rot"))
+    late = waits["start"] > row["start"] + pd.Timedelta(seconds=res + LATER_S)
+    if late.all() and row["shape"] == "commit-gap":
+        # every wait began well after the rotation: they waited for something after it
+        cut = waits["start"].min()
+        if (cut - row["start"]).total_seconds() >= MIN_REST_S:
+            head = _opened_bound(dict(row, end=cut, duration_s=round(
+                (cut - row["start"]).total_seconds(), 3)), row.get("_rot"))[0]
+            rest = dict(row, start=cut, cause=None, rotation_from=None, rotation_to=None,
+                        rotation_at=pd.NaT, rotation_size=pd.NA, _after_rotation=True, _rot=None,
+                        duration_s=round((row["end"] - cut).total_seconds(), 3))
+            return [head, rest]
     ends = waits["end"].sort_values()
     first = ends.iloc[0]
     if first <= row["start"]:
