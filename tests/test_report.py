@@ -108,7 +108,7 @@ def test_text_reads_naturally():
     assert "Worst: 2.0 s" in out or f"Worst: {worst['duration_s']:.1f} s" in out
     for d in TRUTH["delays"]:
         assert f"rotation {d['file']} -> " in out
-    for title in ("Stalls (UTC", "Binlog rotations (UTC", "Cadence", "What it means", "Inputs"):
+    for title in ("Stalls of 1 s or more (UTC", "Binlog rotations (UTC", "Cadence", "What it means", "Inputs"):
         assert title in out
     assert f"{n} of {n} rotations caused a stall; rotations explain {n} of {n} stalls." in \
         " ".join(out.split())
@@ -121,7 +121,7 @@ def test_markdown():
                     "--format", "markdown")
     assert code == 3
     assert out.startswith("# binlogkit report: ")
-    assert "## Stalls (UTC" in out and "| start | end | duration |" in out
+    assert "## Stalls of 1 s or more (UTC" in out and "| start | end | duration |" in out
     assert out.count("| rotation mariadb-bin.") == len(TRUTH["delays"])
 
 

@@ -65,7 +65,7 @@ def test_restart_files_from_printer_fixtures():
     assert len(r) == files["created"].notna().sum() >= 1
     for _, row in r.iloc[1:].iterrows():
         assert row["previous_end"] in ("clean shutdown", "crash (previous file still marked in use)",
-                                       "unknown")
+                                       "crash (no STOP event)")
 
 
 def test_scan_rejects_non_binlog():
@@ -267,8 +267,11 @@ def test_restart_hint():
     assert "the server started" not in s["hint"].iloc[0]        # 40 s after the stall
     rs["at"] = T0 + pd.Timedelta(seconds=5)
     s = find_stalls(st, None, rs)
-    assert s["hint"].iloc[0].endswith("the server started 15 s before it (mariadb-bin.000007 "
-                                      "was created at start-up at 03:00:05Z)")
+    assert "the server started" not in s["hint"].iloc[0]        # 15 s before: warm again
+    rs["at"] = T0 + pd.Timedelta(seconds=14)
+    s = find_stalls(st, None, rs)
+    assert s["hint"].iloc[0].endswith("the server started 6 s before it (mariadb-bin.000007 "
+                                      "was created at start-up at 03:00:14Z)")
 
 
 def test_nothing_slow_nothing_found():
@@ -420,22 +423,59 @@ def _gap(start_s, dur, res=1.0, file="mariadb-bin.000042"):
     return pd.DataFrame([row], columns=GAP_COLUMNS)
 
 
-def test_commit_gap_without_slowlog_pileup_is_a_lock_stall():
-    """FLUSH TABLES WITH READ LOCK / LOCK TABLES: commits stop, the slow log (its
-    default filters) shows nothing piling up, no rotation near: cause lock."""
-    st = frame(background())
+def test_commit_gap_with_a_writer_waiting_across_it_is_a_lock_stall():
+    """FLUSH TABLES WITH READ LOCK / LOCK TABLES: commits stop, one INSERT began
+    before the stop and ended after it (too few to pile up), no rotation near:
+    cause lock, even with Lock_time 0 (MySQL's FTWRL-blocked INSERTs)."""
+    st = frame(background() + [(19.6, 3.5, "write")])
     s = find_stalls(st, pd.DataFrame([rotation(50.0)]), gaps=_gap(20.0, 3.0),
                     covered=(T0, T0 + pd.Timedelta(minutes=5)))
     assert len(s) == 1 and s["shape"].iloc[0] == "commit-gap"
     assert s["cause"].iloc[0] == "lock" and s["evidence"].iloc[0] == "binlog"
-    assert s["time_res_s"].iloc[0] == 1.0 and "commits missing for about 3.0 s" in s["hint"].iloc[0]
+    assert "waited across the stop" in s["hint"].iloc[0] and "Lock_time is ~0" in s["hint"].iloc[0]
+
+
+def test_commit_gap_with_nothing_waiting_is_idle():
+    """The same gap with no statement running across it: the server had nothing to
+    commit (a quiet period), not a stall; nor at a rotation (FLUSH BINARY LOGS)."""
+    from binlogkit.analysis.diagnosis import diagnose
+    st = frame(background())
+    for rot in (50.0, 19.6):
+        d = diagnose(st, pd.DataFrame([rotation(rot)]), gaps=_gap(20.0, 3.0),
+                     covered=(T0, T0 + pd.Timedelta(minutes=5)))
+        assert d.stalls.empty
+        assert len(d.idle) == 1 and d.idle["duration_s"].iloc[0] == 3.0
 
 
 def test_commit_gap_at_a_rotation_is_that_rotation():
-    st = frame(background())
+    st = frame(background() + [(19.3, 2.4, "write")])
     s = find_stalls(st, pd.DataFrame([rotation(19.6)]), gaps=_gap(20.0, 2.0))
     assert s["cause"].iloc[0] == "binlog_rotation"
     assert s["rotation_from"].iloc[0] == "mariadb-bin.000041"
+
+
+def test_rotation_explains_only_what_it_released():
+    """A rotation stall, then LOCK TABLES taken the moment it ended: one commit
+    gap, two stalls: the rotation up to the release of its waiter, then a lock."""
+    st = frame(background() + [(19.5, 1.6, "write"), (21.15, 4.0, "write", 3.9)])
+    s = find_stalls(st, pd.DataFrame([rotation(19.5)]), gaps=_gap(20.0, 5.0, res=0.0))
+    assert list(s["cause"]) == ["binlog_rotation", "lock"]
+    assert abs((s["end"].iloc[0] - T0).total_seconds() - 21.1) < 1e-6
+    assert (s["end"].iloc[1] - T0).total_seconds() == 25.0
+
+
+def test_restart_is_never_a_rotation():
+    """Commits stopped across a server restart with a rotation near: cause restart."""
+    from binlogkit.analysis.diagnosis import diagnose
+    st = frame(background() + [(19.5, 3.0, "write")])
+    rs = pd.DataFrame([{"file": "mariadb-bin.000042", "at": T0 + pd.Timedelta(seconds=22),
+                        "previous_end": "clean shutdown"}])
+    files = pd.DataFrame({"file": ["mariadb-bin.000041", "mariadb-bin.000042"],
+                          "clock_last": [T0 + pd.Timedelta(seconds=20), pd.NaT],
+                          "last_event": [T0 + pd.Timedelta(seconds=20), pd.NaT]})
+    d = diagnose(st, pd.DataFrame([rotation(19.6)]), rs, gaps=_gap(20.0, 3.0), files=files)
+    assert list(d.stalls["cause"]) == ["restart"]
+    assert "clean shutdown" in d.stalls["hint"].iloc[0]
 
 
 def test_commit_gap_joins_the_slowlog_stall_it_overlaps():

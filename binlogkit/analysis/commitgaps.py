@@ -44,12 +44,16 @@ MIN_EXPECTED = 5.0
 class CommitTimes:
     """The commit instants of one binlog file, collected by the header pass."""
 
-    __slots__ = ("file", "seconds", "micros")
+    __slots__ = ("file", "seconds", "micros", "starts", "queries")
 
     def __init__(self, file):
         self.file = file
         self.seconds = []     # XID header times (s): the committing statement's start
         self.micros = []      # GTID immediate_commit_timestamp (µs), when the server writes it
+        self.starts = []      # the GTID event's header time (s) of each of micros: its
+        #                       statement's start (MySQL), for waits (diagnosis.evidence)
+        self.queries = []     # (start s, exec_time s) of Query events that took >= 1 s
+        #                       to be logged (a statement-format write held by a lock)
 
 
 def _instants(commit_times):

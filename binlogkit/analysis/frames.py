@@ -265,9 +265,10 @@ def slowlog_frame(paths, *, server_tz=None, server_version=None):
 
 def stalls_frame(binlogs, slowlogs, *, server_tz=None, min_latency=0.5, min_duration=0.5):
     """Write stalls of the slow log(s) `slowlogs` and the binlogs' commit gaps, each
-    with its cause (``binlog_rotation``, ``lock``, ``commit_sync``, ``unknown``) and
-    the rotation that explains it, as ``binlogkit report`` finds them; columns in
-    `binlogkit.analysis.stalls`.  Times are UTC; `server_tz` is read as in
+    with its cause (``binlog_rotation``, ``lock``, ``commit_sync``, ``restart``,
+    ``unknown``) and the rotation that explains it, as ``binlogkit report`` finds them
+    (the same diagnosis, `binlogkit.analysis.diagnosis`; idle time is not a stall);
+    columns in `binlogkit.analysis.stalls`.  Times are UTC; `server_tz` is read as in
     slowlog_frame.  Statements at least `min_latency` s slow make a stall of at
     least `min_duration` s."""
     commits = []
@@ -278,7 +279,8 @@ def stalls_frame(binlogs, slowlogs, *, server_tz=None, min_latency=0.5, min_dura
     rotations = rotations_table(files)
     return find_stalls(statements, rotations, restarts(files), covered_span(files),
                        min_latency=min_latency, min_duration=min_duration,
-                       gaps=gaps_at_rotations(commits, rotations))
+                       gaps=gaps_at_rotations(commits, rotations), commit_times=commits,
+                       files=files)
 
 
 def file_frame(path, what="events", **kw):

@@ -28,8 +28,10 @@ __all__ = ["plot_timeline", "timeline_figure", "png_bytes", "KIND_COLORS"]
 KIND_COLORS = {"write": "#c0392b", "commit": "#8e44ad", "read": "#2471a3", "other": "#7f8c8d"}
 KIND_LABELS = {"write": "writes", "commit": "COMMIT", "read": "reads", "other": "other"}
 CAUSE_COLORS = {"binlog_rotation": "#f39c12", "lock": "#8e44ad", "commit_sync": "#2980b9",
-                "unknown": "#95a5a6"}
+                "restart": "#c0392b", "unknown": "#95a5a6"}
 MIN_Y = 1e-5
+LABELLED_ROTATIONS = 30      # more rotations than this: only those with a stall get a label
+LABELLED_STALLS = 25         # the longest stalls get a duration label
 
 
 
@@ -92,8 +94,9 @@ def _short(name: str) -> str:
 
 def plot_timeline(ax, statements: pd.DataFrame, rotations: pd.DataFrame | None = None,
                   stalls: pd.DataFrame | None = None, threshold: float | None = None,
-                  max_points: int = 60_000):
-    """Draw the timeline on ``ax``; returns ``ax``."""
+                  max_points: int = 60_000, idle: pd.DataFrame | None = None):
+    """Draw the timeline on ``ax``; returns ``ax``.  ``idle``: commit gaps where
+    nothing waited (shaded grey, not stalls)."""
     quiet_matplotlib_cache()
     import matplotlib.dates as mdates
     st = _sample(statements, max_points, threshold or 0.5)
@@ -108,8 +111,9 @@ def plot_timeline(ax, statements: pd.DataFrame, rotations: pd.DataFrame | None =
         if sel.any():
             ax.scatter(x[sel], y[sel], s=6, c=color, alpha=0.8, linewidths=0, zorder=3,
                        label=f"{KIND_LABELS[kind]} ({int(sel.sum())})")
+    _draw_idle(ax, idle)
     _draw_stalls(ax, stalls)
-    _draw_rotations(ax, rotations)
+    _draw_rotations(ax, rotations, stalls)
     if threshold:
         ax.axhline(threshold, color="#555555", lw=0.8, ls=":", label=f"threshold {threshold:g} s")
     ax.set_yscale("log")
@@ -125,41 +129,76 @@ def plot_timeline(ax, statements: pd.DataFrame, rotations: pd.DataFrame | None =
     return ax
 
 
+def _draw_idle(ax, idle):
+    if idle is None or not len(idle):
+        return
+    first = True
+    for a, b in zip(_naive(idle["start"]), _naive(idle["end"])):
+        ax.axvspan(a, b, color="#bdc3c7", alpha=0.25, lw=0, hatch="//", zorder=0,
+                   label="idle (nothing waited)" if first else None)
+        first = False
+
+
 def _draw_stalls(ax, stalls):
     if stalls is None or not len(stalls):
         return
     causes = stalls["cause"] if "cause" in stalls else pd.Series("unknown", index=stalls.index)
+    durs = stalls["duration_s"] if "duration_s" in stalls else pd.Series(np.nan,
+                                                                         index=stalls.index)
+    labelled = set(durs.astype(float).fillna(0).nlargest(LABELLED_STALLS).index)
     seen = set()
-    for a, b, cause, dur in zip(_naive(stalls["start"]), _naive(stalls["end"]), causes,
-                                stalls.get("duration_s", pd.Series(np.nan, index=stalls.index))):
+    for k, (i, a, b, cause, dur) in enumerate(zip(stalls.index, _naive(stalls["start"]),
+                                                  _naive(stalls["end"]), causes, durs)):
         color = CAUSE_COLORS.get(cause, CAUSE_COLORS["unknown"])
         label = None if cause in seen else f"stall: {cause.replace('_', ' ')}"
         seen.add(cause)
         ax.axvspan(a, b, color=color, alpha=0.3, lw=0, label=label, zorder=1)
-        if dur == dur:
+        if dur == dur and i in labelled:
             ax.annotate(f"{dur:.1f} s", xy=(a, 1.0), xycoords=("data", "axes fraction"),
-                        xytext=(2, -12), textcoords="offset points", fontsize=7, color="#7d4e00")
+                        xytext=(2, -12 - 9 * (k % 3)), textcoords="offset points", fontsize=7,
+                        color="#7d4e00")
 
 
-def _draw_rotations(ax, rotations):
+def _draw_rotations(ax, rotations, stalls=None):
+    """A dashed line and a label per rotation; with more than LABELLED_ROTATIONS, a
+    tick per rotation along the bottom (taller where several share a second) and
+    a line and label only for those that caused a stall."""
+    points = _rotation_points(rotations)
+    if len(points) <= LABELLED_ROTATIONS:
+        for k, (at, src, dst) in enumerate(points):
+            _rotation_line(ax, at, src, dst, "binlog rotation" if k == 0 else None)
+        return
+    stalled = set()
+    if stalls is not None and len(stalls) and "rotation_from" in stalls:
+        stalled = set(stalls["rotation_from"].dropna())
+    at = np.array([p[0] for p in points])
+    secs, counts = np.unique(at.astype("datetime64[s]"), return_counts=True)
+    height = 0.03 + 0.05 * counts / counts.max()
+    ax.vlines(secs + np.timedelta64(500, "ms"), 0, height, transform=ax.get_xaxis_transform(),
+              color="#1e8449", lw=0.8, zorder=2,
+              label=f"binlog rotations ({len(points)}; a tick per second, taller for more)")
     first = True
-    for at, src, dst in _rotation_points(rotations):
-        ax.axvline(at, color="#1e8449", lw=1.0, ls="--", alpha=0.9, zorder=2,
-                   label="binlog rotation" if first else None)
-        ax.annotate(f"{_short(src)}\u2192{_short(dst)}", xy=(at, 0.0),
-                    xycoords=("data", "axes fraction"), xytext=(2, 3), textcoords="offset points",
-                    fontsize=7, color="#1e8449", rotation=90, va="bottom")
-        first = False
+    for t, src, dst in points:
+        if src in stalled:
+            _rotation_line(ax, t, src, dst, "rotation that stalled" if first else None)
+            first = False
+
+
+def _rotation_line(ax, at, src, dst, label):
+    ax.axvline(at, color="#1e8449", lw=1.0, ls="--", alpha=0.9, zorder=2, label=label)
+    ax.annotate(f"{_short(src)}\u2192{_short(dst)}", xy=(at, 0.0),
+                xycoords=("data", "axes fraction"), xytext=(2, 3), textcoords="offset points",
+                fontsize=7, color="#1e8449", rotation=90, va="bottom")
 
 
 def timeline_figure(statements, rotations=None, stalls=None, threshold=None, title=None,
-                    size=(12, 4.8), dpi=100):
+                    size=(12, 4.8), dpi=100, idle=None):
     """A Figure with the timeline (see :func:`plot_timeline`)."""
     quiet_matplotlib_cache()
     from matplotlib.figure import Figure
     fig = Figure(figsize=size, dpi=dpi, layout="constrained")
     ax = fig.add_subplot()
-    plot_timeline(ax, statements, rotations, stalls, threshold)
+    plot_timeline(ax, statements, rotations, stalls, threshold, idle=idle)
     if title:
         ax.set_title(title, fontsize=10)
     return fig

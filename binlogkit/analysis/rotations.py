@@ -76,6 +76,7 @@ ROTATION_COLUMNS = ["from_file", "to_file", "at", "size_bytes", "opened_at", "li
 _GTID_CODES = frozenset({L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT,
                          getattr(L, "GTID_TAGGED_LOG_EVENT", 42)})
 _SEQ = re.compile(r"^(.*)\.(\d+)$")
+MAX_EXEC_S = 3600            # a larger Query exec_time is a client's SET TIMESTAMP, not a wait
 _UTC = datetime.timezone.utc
 
 
@@ -226,7 +227,10 @@ def _scan_event(raw, reader, row, state, clock, times, commits, index):
         row["in_use"] = bool(reader.fde.flags & L.LOG_EVENT_BINLOG_IN_USE_F)
         times.add_trusted(reader.fde.created, index)
     elif code == L.QUERY_EVENT and len(raw.data) >= 27:
-        times.add_query(when, int.from_bytes(raw.data[23:27], "little"), index)
+        exec_time = int.from_bytes(raw.data[23:27], "little")
+        times.add_query(when, exec_time, index)
+        if commits is not None and 1 <= exec_time <= MAX_EXEC_S:
+            commits.queries.append((when, exec_time))
     elif code == L.ROTATE_EVENT and index > 0:
         body = decode_event(raw, reader.fde)
         row["rotate_to"] = bytes(body.new_log_ident).decode("utf-8", "replace")
@@ -241,6 +245,7 @@ def _scan_event(raw, reader, row, state, clock, times, commits, index):
             clock.add(body)
             if commits is not None and getattr(body, "immediate_commit_timestamp", None):
                 commits.micros.append(int(body.immediate_commit_timestamp))
+                commits.starts.append(when)
 
 
 def rotations_frame(paths, commits=None) -> pd.DataFrame:
@@ -382,7 +387,8 @@ def restarts(files: pd.DataFrame) -> pd.DataFrame:
         how = None
         if before is not None:
             how = "clean shutdown" if before["stopped"] else (
-                "crash (previous file still marked in use)" if before["in_use"] else "unknown")
+                "crash (previous file still marked in use)" if before["in_use"] else
+                "crash (no STOP event)")     # MySQL's recovery clears the in-use flag
         out.append({"file": f["file"], "at": f["created"], "previous_end": how})
     return pd.DataFrame(out, columns=["file", "at", "previous_end"])
 

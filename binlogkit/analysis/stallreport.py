@@ -11,14 +11,18 @@ JSON document::
      "window": {"since", "until", "first", "last"},       # ISO-8601 UTC or null
      "stalls": [{"start", "end", "duration_s", "queries", "writes", "commits", "reads",
                  "others", "max_query_time_s", "lock_share", "shape", "over_threshold",
-                 "cause": "binlog_rotation" | "lock" | "commit_sync" | "unknown",
+                 "cause": "binlog_rotation" | "lock" | "commit_sync" | "restart" | "unknown",
                  "time_res_s": 1.0 | 0.0, "evidence": str, "commit_gap_s": float | null,
-                 "rotation": {"from_file", "to_file", "at", "size_bytes"} | null,
+                 "rotation": {"from_file", "to_file", "at", "size_bytes",
+                              "load": {...} (rotation_load.what_filled; the longest
+                                       rotation stalls over the threshold)} | null,
                  "hint": str | null, "top_classes": [{"fingerprint", "count", "id"}]}],
      "rotations": [{"from_file", "to_file", "at", "size_bytes", "lifetime_s", "stall_s",
                     "next_opened_at", "missing_before", "restart_after", "commit_gap_s",
                     "inferred"}],
-     "restarts": [{"file", "at", "previous_end"}],
+     "restarts": [{"file", "at", "previous_end": str | null, "down_from": ISO | null,
+                   "down_s": float | null}],
+     "idle": [{"start", "end", "duration_s"}],             # commit gaps where nothing waited
      "cadence": {"causes": {cause: count}, "rotation_interval": {"median_s", "spread_s",
                  "count"} | null, "stall_interval": ..., "rotations", "rotations_with_stall",
                  "stalls", "stalls_explained"},
@@ -52,8 +56,10 @@ from binlogkit.analysis.commitgaps import gaps_at_rotations
 from binlogkit.analysis.pileups import check_statements, statements_frame
 from binlogkit.analysis.rotations import restarts as find_restarts
 from binlogkit.analysis.rotations import covered_span, rotations_frame, rotations_table
+from binlogkit.analysis.diagnosis import diagnose
+from binlogkit.analysis.diagnosis.rotation_load import what_filled
 from binlogkit.analysis.stalls import (
-    COMMIT_SYNC_CAUSE, LOCK_CAUSE, ROTATION_CAUSE, cadence, find_stalls,
+    COMMIT_SYNC_CAUSE, LOCK_CAUSE, RESTART_CAUSE, ROTATION_CAUSE, cadence,
 )
 from binlogkit.errors import BinlogkitError
 from binlogkit.slowlog.clock import describe_zone, zone_warnings
@@ -79,6 +85,7 @@ class Report:
     warnings: list = field(default_factory=list)
     state_path: str | None = None
     next_state: dict | None = None
+    idle: pd.DataFrame | None = None
 
     def save_state(self) -> None:
         """Advance the ``--state`` file (call once the report has been delivered)."""
@@ -104,8 +111,10 @@ def _span(first, last):
 
 
 def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1.0,
-                 zone=None, server_tz=None, state_path=None, now=None) -> Report:
-    """Everything the renderers need (see the module doc)."""
+                 zone=None, server_tz=None, state_path=None, now=None,
+                 sync_binlog=None) -> Report:
+    """Everything the renderers need (see the module doc).  ``sync_binlog``: the
+    server's, when known (a live connection): how much of a rotated file was unsynced."""
     prev = state_mod.load_state(state_path) if state_path else None
     watermark = prev["watermark_us"] if prev else None
     min_end = None if watermark is None else watermark - state_mod.LOOKBACK_US
@@ -125,23 +134,58 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
         _check_overlap(covered, statements, server_tz, notes)
     restarts = find_restarts(files) if files is not None else None
     gaps = gaps_at_rotations(commits, rotations, min_gap_s=MIN_GAP_S)
-    stalls = find_stalls(statements, rotations, restarts, covered,
-                         min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S, gaps=gaps)
+    diag = diagnose(statements, rotations, restarts, covered, gaps, commits, files,
+                    min_latency=MIN_LATENCY_S, min_duration=MIN_STALL_S)
+    stalls = diag.stalls
+    notes += diag.notes
     lo = _max(since_us, watermark)
     stalls, rotations_w = _window(stalls, rotations, lo, until_us, prev)
     if files is not None and len(files) and not len(rotations):
         notes.append("The binlogs given contain no rotation (no ROTATE event, no file opened by "
                       "one): stalls cannot be matched to rotations.  Pass the binlog files of "
                       "the period, not only the live one.")
-    doc = _doc(statements, stalls, rotations_w, restarts, files, threshold, since_us, until_us,
+    restarts_w = _in_window(diag.timeline.restarts, "at", lo, until_us)
+    doc = _doc(statements, stalls, rotations_w, restarts_w, files, threshold, since_us, until_us,
                slowlogs, server_tz, notes, now, lo)
+    doc["idle"] = [{"start": iso(r["start"]), "end": iso(r["end"]),
+                    "duration_s": _num(r["duration_s"])}
+                   for _, r in _in_window(diag.idle, "start", lo, until_us).iterrows()]
     doc["inputs"]["server_zone"] = describe_zone(parse, server_tz)
+    doc["inputs"]["sync_binlog"] = sync_binlog
+    _rotation_loads(doc["stalls"], files, sync_binlog)
     new_state = None
     if state_path:
         doc["state"], new_state = state_mod.next_state(state_path, prev, statements, files,
                                                        stalls, until_us)
     code = EXIT_STALLS if any(s["over_threshold"] for s in doc["stalls"]) else EXIT_OK
-    return Report(doc, statements, stalls, rotations_w, code, notes, state_path, new_state)
+    return Report(doc, statements, stalls, rotations_w, code, notes, state_path, new_state,
+                  diag.idle)
+
+
+MAX_LOADS = 20                # rotation stalls whose file is read for what filled it
+
+
+def _rotation_loads(stall_docs, files, sync_binlog):
+    """stall["rotation"]["load"]: what the rotated file held and what wrote it, for
+    the longest rotation stalls of the threshold or more (rotation_load)."""
+    if files is None or not len(files):
+        return
+    paths = dict(zip(files["file"], files["path"]))
+    rot = [s for s in stall_docs if s["rotation"] and s["over_threshold"]
+           and s["rotation"]["from_file"] in paths]
+    for s in sorted(rot, key=lambda s: -s["duration_s"])[:MAX_LOADS]:
+        s["rotation"]["load"] = what_filled(paths[s["rotation"]["from_file"]], sync_binlog)
+
+
+def _in_window(df, col, lo_us, hi_us):
+    if df is None or not len(df):
+        return df
+    keep = pd.Series(True, index=df.index)
+    if lo_us is not None:
+        keep &= df[col].map(_us) > lo_us
+    if hi_us is not None:
+        keep &= df[col].map(_us) <= hi_us
+    return df[keep].reset_index(drop=True)
 
 
 def _max(a, b):
@@ -244,7 +288,14 @@ def _int(v):
 
 
 def _num(v, nd=3):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), nd)
+    """A finite number rounded, else None (JSON has no NaN)."""
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return round(f, nd) if math.isfinite(f) else None
 
 
 def _rotation_dicts(rotations, stalls) -> list:
@@ -257,6 +308,15 @@ def _rotation_dicts(rotations, stalls) -> list:
              "missing_before": list(r["missing_before"]), "restart_after": bool(r["restart_after"]),
              "commit_gap_s": _num(r["commit_gap_s"], 6), "inferred": bool(r["inferred"])}
             for _, r in rotations.iterrows()]
+
+
+def _restart_dict(r) -> dict:
+    how = r["previous_end"] if isinstance(r["previous_end"], str) else None
+    down = r.get("down_from") if how else None         # the first file: no run before it
+    down = down if down is not None and not pd.isna(down) else None
+    return {"file": r["file"], "at": iso(r["at"]), "previous_end": how,
+            "down_from": iso(down) if down is not None else None,
+            "down_s": _num((r["at"] - down).total_seconds(), 3) if down is not None else None}
 
 
 def _reported_span(statements, lo_us, until_us):
@@ -289,16 +349,17 @@ def _doc(statements, stalls, rotations, restarts, files, threshold, since_us, un
                      "(long_query_time > 0): only the slow part of each stall is visible, and "
                      "stall starts are estimated from those statements.")
     cad = cadence(rotations, stalls)
+    restart_docs = [_restart_dict(r) for _, r in
+                    (restarts if restarts is not None else pd.DataFrame()).iterrows()]
     doc = {
-        "verdict": verdict(stall_docs, cad, threshold, first, last, n_new),
+        "verdict": verdict(stall_docs, cad, threshold, first, last, n_new, restart_docs),
         "threshold_s": threshold,
         "generated_at": iso(pd.Timestamp(now or datetime.datetime.now(datetime.timezone.utc))),
         "window": {"since": iso(since_us), "until": iso(until_us), "first": iso(first),
                    "last": iso(last)},
         "stalls": stall_docs,
         "rotations": _rotation_dicts(rotations, stalls),
-        "restarts": [{"file": r["file"], "at": iso(r["at"]), "previous_end": r["previous_end"]}
-                     for _, r in (restarts if restarts is not None else pd.DataFrame()).iterrows()],
+        "restarts": restart_docs,
         "cadence": cad,
         "inputs": {
             "binlogs": [] if files is None else list(files["file"]),
@@ -324,8 +385,20 @@ def _fmt_size(n) -> str:
     return f"{n} bytes"
 
 
-def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
-    """One line for cron mail: how many stalls, how many at rotations, the worst."""
+def verdict(stalls, cad, threshold, first, last, n_statements, restarts=()) -> str:
+    """One line for cron mail: how many stalls, how many at rotations, the worst;
+    the server's restarts."""
+    line = _verdict(stalls, cad, threshold, first, last, n_statements)
+    restarts = [r for r in restarts if r["previous_end"]]     # not a first file's start
+    if restarts:
+        n = len(restarts)
+        hows = [f"after a {r['previous_end']}" for r in restarts]
+        line += (f" The server restarted {n} time{'s' if n != 1 else ''} ({'; '.join(hows)}; "
+                 f"last at {restarts[-1]['at'][11:19]}Z).")
+    return line
+
+
+def _verdict(stalls, cad, threshold, first, last, n_statements) -> str:
     if not n_statements:
         return "No slow-log statements in the window (none newer than the last run)."
     over = [s for s in stalls if s["over_threshold"]]
@@ -357,7 +430,8 @@ def verdict(stalls, cad, threshold, first, last, n_statements) -> str:
 
 
 _CAUSE_WORDS = {ROTATION_CAUSE: "at binlog rotations", LOCK_CAUSE: "lock",
-                COMMIT_SYNC_CAUSE: "commit sync", "unknown": "cause unknown"}
+                COMMIT_SYNC_CAUSE: "commit sync", RESTART_CAUSE: "at a server restart",
+                "unknown": "cause unknown"}
 
 
 def _causes_phrase(stalls) -> str:
@@ -383,9 +457,10 @@ def advice(stalls) -> list:
             "that work out.")
     if any(s["cause"] == LOCK_CAUSE for s in stalls):
         out.append(
-            "Some stalls are commits held by a lock, not by the binlog: the binlogs show no "
-            "commit for that time with no rotation near, or the waiting statements' time was "
-            "Lock_time.  Look for what held it then: FLUSH TABLES WITH READ LOCK (backups), "
+            "Some stalls are commits held by a lock, not by the binlog: writes waited across a "
+            "stretch with no commit and no rotation near (on MySQL FLUSH TABLES WITH READ LOCK "
+            "leaves them a Lock_time of ~0), or the waiting statements' time was Lock_time.  "
+            "Look for what held it then: FLUSH TABLES WITH READ LOCK (backups), "
             "LOCK TABLES, or a long transaction (information_schema.innodb_trx, the general or "
             "audit log).")
     if any(s["cause"] == COMMIT_SYNC_CAUSE for s in stalls):
@@ -393,6 +468,11 @@ def advice(stalls) -> list:
             "Some stalls are writes and COMMITs released together without lock waits and without "
             "a rotation: time in the commit path, i.e. the binlog or redo log sync (sync_binlog, "
             "innodb_flush_log_at_trx_commit) or the disk under them.")
+    if any(s["cause"] == RESTART_CAUSE for s in stalls):
+        out.append(
+            "Some stalls are server restarts: commits stopped while the server shut down (or "
+            "crashed), recovered and started; see Restarts for how the previous run ended.  "
+            "These are not binlog rotations.")
     hints = " ".join(s["hint"] or "" for s in stalls if s["cause"] != ROTATION_CAUSE)
     if "time-zone lock" in hints:
         out.append("Cheap statements slowed together: if time_zone=SYSTEM, set time_zone to an "

@@ -23,11 +23,14 @@ HELP = """Find stalls in slow logs and say which binlog rotation caused each.
 A stall is a group of statements released at one instant after waiting since
 a common one (a pile-up), or several slow statements at once.  A pile-up of
 writes/COMMITs starting at a binlog ROTATE event is caused by that rotation
-(`binlog_rotation`).  Stretches with no commit in the binlogs are stalls too,
-even when the slow log shows nothing.  Other causes: `lock` (commits held by
-a lock: Lock_time, or a commit gap with no rotation and no slow-log pile-up),
-`commit_sync` (writes released together without lock waits or rotation),
-`unknown`; each with what the data show.
+(`binlog_rotation`).  A stretch with no commit in the binlogs is a stall when
+work waited through it (a slow-log write or COMMIT across it; on MySQL, a
+transaction committed long after its statement began); with nothing waiting it
+is idle time, never a stall.  Other causes: `lock` (FLUSH TABLES WITH READ
+LOCK, LOCK TABLES, row locks: Lock_time, or writes waiting across a stop with
+no rotation), `commit_sync` (commits slowed, not stopped), `restart` (the
+server was down and starting; never a rotation), `unknown`; each with what the
+data show.
 
 --binlog and --slowlog take one or more files each (also repeated).  Times are
 UTC; the slow log's zone-less times (MariaDB, MySQL <= 5.6) are read in the
@@ -86,12 +89,14 @@ def _fail(exc) -> None:
               default="text", show_default=True)
 @click.option("-o", "--output", default=None, metavar="PATH", help="Write here (default stdout).")
 @click.option("--plot", default=None, metavar="PATH.png", help="Also write the timeline PNG.")
+@click.option("--all-rotations", is_flag=True,
+              help="List every rotation (text, markdown, html); by default a summary.")
 @click.option("--state", default=None, metavar="FILE",
               help="State file for incremental (cron) runs; created when missing.")
 @click.option("--server-tz", default=None, metavar="ZONE",
               help="Zone of the slow log's zone-less times (IANA name or +HH:MM); default: local.")
 def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state, server_tz,
-           start_log, **conn):
+           start_log, all_rotations, **conn):
     if conn.get("password"):
         from binlogkit.cli.passwords import hide_value
         hide_value(conn["password"], sys.argv)     # out of `ps`, as mysqlbinlog does
@@ -106,9 +111,10 @@ def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state,
     if not slowlogs and not live:
         raise click.UsageError("give --slowlog FILE..., or a server that logs to mysql.slow_log")
     try:
-        with _live_inputs(live and conn, binlogs, slowlogs, start_log, since_us) as inputs:
+        live_inputs = _live_inputs(live and conn, binlogs, slowlogs, start_log, since_us)
+        with live_inputs as inputs:
             code = _run(*inputs, since_us, until_us, threshold, fmt, output, plot, state,
-                        zone, server_tz)
+                        zone, server_tz, all_rotations, live_inputs.sync_binlog)
     except exits.HANDLED as exc:
         _fail(exc)
     sys.exit(code)
@@ -121,6 +127,7 @@ class _live_inputs:
     def __init__(self, conn, binlogs, slowlogs, start_log, since_us):
         self.conn, self.binlogs, self.slowlogs = conn, list(binlogs), list(slowlogs)
         self.start_log, self.since_us, self.tmp = start_log, since_us, None
+        self.sync_binlog = None
 
     def __enter__(self):
         if not self.conn:
@@ -136,6 +143,8 @@ class _live_inputs:
         self.tmp = tempfile.TemporaryDirectory(prefix="binlogkit-report-")
         binlogs = self.binlogs or fetch_binlogs(connector, self.tmp.name, self.start_log,
                                                 notice=lambda m: click.echo(m, err=True))
+        from binlogkit.remote.fetch import sync_binlog
+        self.sync_binlog = sync_binlog(connector)
         slowlogs = self.slowlogs
         if not slowlogs:
             since = self.since_us // 1_000_000 if self.since_us is not None else None
@@ -148,19 +157,20 @@ class _live_inputs:
 
 
 def _run(binlogs, slowlogs, since_us, until_us, threshold, fmt, output, plot, state, zone,
-         server_tz) -> int:
+         server_tz, all_rotations=False, sync_binlog=None) -> int:
     from binlogkit.analysis.stallreport import build_report
     rep = build_report(list(binlogs), list(slowlogs), since_us=since_us, until_us=until_us,
-                       threshold=threshold, zone=zone, server_tz=server_tz, state_path=state)
+                       threshold=threshold, zone=zone, server_tz=server_tz, state_path=state,
+                       sync_binlog=sync_binlog)
     png = None
     if plot or fmt == "html":
         from binlogkit.analysis.plot import png_bytes, timeline_figure
         png = png_bytes(timeline_figure(rep.statements, rep.rotations, rep.stalls, threshold,
-                                        title=_plot_title(rep.doc)))
+                                        title=_plot_title(rep.doc), idle=rep.idle))
         if plot:
             with open(plot, "wb") as f:
                 f.write(png)
-    text = _render(rep.doc, fmt, png)
+    text = _render(rep.doc, fmt, png, all_rotations)
     if output:
         with open(output, "w", encoding="utf-8") as f:
             f.write(text)
@@ -182,13 +192,13 @@ def _plot_title(doc) -> str:
             f"{'s' if len(stalls) != 1 else ''}, {rot} at rotations")
 
 
-def _render(doc, fmt, png) -> str:
+def _render(doc, fmt, png, all_rotations=False) -> str:
     from binlogkit.report import render
     if fmt == "json":
         return render.to_json(doc)
     if fmt == "markdown":
-        return render.to_markdown(doc)
+        return render.to_markdown(doc, all_rotations)
     if fmt == "html":
         from binlogkit.report.html import to_html
-        return to_html(doc, png)
-    return render.to_text(doc)
+        return to_html(doc, png, all_rotations)
+    return render.to_text(doc, all_rotations)

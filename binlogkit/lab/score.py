@@ -12,6 +12,11 @@ Per cause: ``recall`` = truth items found with that cause / truth items;
 reported stalls of that cause (only stalls overlapping some truth item or
 ``min_report_s`` long count: short noise is not scored).  ``misblamed``: stalls
 blamed on a rotation that overlap a confounder (never acceptable).
+
+Episodes whose cause is ``none`` (the life lab's idle and low-traffic periods,
+:mod:`binlogkit.lab.life_lab`) are where no stall may be reported:
+``in_idle`` lists the stalls that overlap one by more than ``idle_slack_s``
+and match no true stall.
 """
 from __future__ import annotations
 
@@ -36,6 +41,19 @@ def truth_items(truth: dict, min_rotation_s=1.0) -> list:
     return items
 
 
+def _in_idle(stalls, items, quiet, slack, idle_slack):
+    out = []
+    for s in stalls:
+        if any(_matches(s, i, slack) for i in items):
+            continue
+        for q in quiet:
+            if min(s["t1"], q["end"]) - max(s["t0"], q["start"]) > idle_slack:
+                out.append({"start": s["start"], "cause": s["cause"], "duration_s": s["duration_s"],
+                            "idle": q["kind"]})
+                break
+    return out
+
+
 def _overlap(a0, a1, b0, b1, slack):
     return a0 <= b1 + slack and b0 <= a1 + slack
 
@@ -51,10 +69,13 @@ def _matches(stall, item, slack) -> bool:
                                              item["end"], slack)
 
 
-def score(doc: dict, truth: dict, slack_s=1.5, min_report_s=1.0, min_rotation_s=1.0) -> dict:
+def score(doc: dict, truth: dict, slack_s=1.5, min_report_s=1.0, min_rotation_s=1.0,
+          idle_slack_s=1.0) -> dict:
     """{cause: {"truth", "found", "reported", "correct", "recall", "precision"},
-    "misblamed": [stall starts]}."""
-    items = truth_items(truth, min_rotation_s)
+    "misblamed": [stall starts], "in_idle": [stalls in idle periods]}."""
+    every = truth_items(truth, min_rotation_s)
+    items = [i for i in every if i["cause"] != "none"]
+    quiet = [i for i in every if i["cause"] == "none"]
     stalls = [dict(s, t0=_s(s["start"]), t1=_s(s["end"])) for s in doc["stalls"]]
     out = {}
     for cause in sorted({i["cause"] for i in items} | {s["cause"] for s in stalls}):
@@ -67,7 +88,8 @@ def score(doc: dict, truth: dict, slack_s=1.5, min_report_s=1.0, min_rotation_s=
         out[cause] = {"truth": len(mine), "found": found, "reported": len(scored),
                       "correct": correct, "recall": found / len(mine) if mine else None,
                       "precision": correct / len(scored) if scored else None}
-    confounders = [i for i in items if i["cause"] != "binlog_rotation"]
+    out["in_idle"] = _in_idle(stalls, items, quiet, slack_s, idle_slack_s)
+    confounders = [i for i in every if i["cause"] != "binlog_rotation"]
     out["misblamed"] = [s["start"] for s in stalls if s["cause"] == "binlog_rotation" and any(
         _overlap(s["t0"], s["t1"], i["start"], i["end"], 0.0) and not any(
             _matches(s, r, slack_s) for r in items if r["cause"] == "binlog_rotation")

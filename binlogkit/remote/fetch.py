@@ -148,3 +148,16 @@ def _write_mysql(out, rows):
 def _statement(sql_text):
     text = _text(sql_text).rstrip()
     return text if text.endswith(";") else text + ";"
+
+
+def sync_binlog(connect):
+    """The server's ``sync_binlog`` (how many commit groups between binlog syncs; 0:
+    never, the OS decides), or None when it cannot be read."""
+    stream = DumpStream(connect())
+    try:
+        row = stream.query("SELECT @@sync_binlog")[0]
+        return int(row[0])
+    except Exception:  # noqa: BLE001  (a server without it: the report says less)
+        return None
+    finally:
+        stream.close()

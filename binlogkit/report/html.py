@@ -21,14 +21,14 @@ ul{margin:4px 0 0 0;padding-left:20px}li{margin:2px 0}
 """
 
 
-def to_html(doc: dict, png: bytes | None = None) -> str:
+def to_html(doc: dict, png: bytes | None = None, all_rotations: bool = False) -> str:
     """HTML for ``doc``; ``png`` (the timeline) is embedded as a data: URI."""
     esc = html.escape
     bad = any(s["over_threshold"] for s in doc["stalls"])
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>{esc(_title(doc))}</title><style>{_CSS}</style></head><body>",
            f"<h1>{esc(_title(doc))}</h1>"]
-    for title, paras, table in sections(doc):
+    for title, paras, table in sections(doc, all_rotations):
         if not title:
             cls = "verdict bad" if bad else "verdict"
             out.append(f'<p class="{cls}">{esc(paras[0])}</p>')
