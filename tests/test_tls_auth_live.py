@@ -166,7 +166,7 @@ def test_mysql_without_tls(tmp_path):
         srv.sql(f"CREATE USER 'repl'@'%' IDENTIFIED WITH caching_sha2_password BY '{PASSWORD}';"
                 "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%';")
         for options in (("--ssl-mode=REQUIRED",), ("--ssl-mode=VERIFY_CA",), ()):
-            ca = make_ca(tmp_path / f"ca{len(options)}")["ca"] if options[-1:] == (
+            ca = make_ca(srv.basedir / "ca")["ca"] if options[-1:] == (
                 "--ssl-mode=VERIFY_CA",) else None
             (code, mine, err), (real_code, theirs, real_err) = mysql_both(srv, tmp_path,
                                                                           *options, ca=ca)
