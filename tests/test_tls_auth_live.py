@@ -254,3 +254,18 @@ def test_mariadb_without_tls(tmp_path):
         assert not cipher(ConnectOptions(**tcp))
     finally:
         srv.cleanup()
+
+
+@needs_mariadb
+def test_password_from_an_option_file(mariadb, tmp_path):
+    """[client] password= keeps working; not on the command line: no warning, nothing hidden."""
+    cnf = tmp_path / "my.cnf"
+    cnf.write_text(f"[client]\nuser=repl\npassword={PASSWORD}\n")
+    cnf.chmod(0o600)
+    args = [f"--defaults-file={cnf}", "-R", "-h127.0.0.1", f"-P{mariadb.port}", "mariadb-bin.000001"]
+    r = subprocess.run([sys.executable, "-m", "binlogkit", "print", *args], capture_output=True,
+                       cwd=ROOT, timeout=120)
+    real = subprocess.run([MARIADB_BINLOG, *args], capture_output=True, timeout=60)
+    assert r.returncode == 0 and real.returncode == 0, r.stderr
+    assert r.stdout == real.stdout
+    assert r.stderr == b""
