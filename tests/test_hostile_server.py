@@ -2,7 +2,6 @@
 real server does.  Passwords leave `ps` and never travel in clear, server-sent names
 never escape the result directory, and a short seeded fuzz of the client runs clean
 (bench/fuzz_remote.py runs thousands of sessions)."""
-import os
 import subprocess
 import sys
 import tempfile
