@@ -2,7 +2,6 @@
 real server does.  Passwords leave `ps` and never travel in clear, server-sent names
 never escape the result directory, and a short seeded fuzz of the client runs clean
 (bench/fuzz_remote.py runs thousands of sessions)."""
-import os
 import subprocess
 import sys
 import tempfile
@@ -179,3 +178,22 @@ def test_seeded_fuzz_runs_clean():
         assert took < 15, (p, took)
         kinds[outcome.exit_kind] = kinds.get(outcome.exit_kind, 0) + 1
     assert set(kinds) <= {"ok", "error"} and kinds.get("error", 0) > 50, kinds
+
+
+@pytest.mark.parametrize("where", ["greeting", "dump"])
+def test_endless_packet_memory_bounded(tmp_path, where):
+    """A server streaming one endless packet (16 MiB pieces): the client stops at its cap
+    (max_packet, 4 MiB here) having held about one piece, not the stream."""
+    import tracemalloc
+    import binlogkit.lab.hostile as hostile
+    assert len(hostile._PIECE) == 0xFFFFFF           # made before tracing starts
+    p = plan(greeting="endless") if where == "greeting" else plan(dump="endless_packet", at=1)
+    tracemalloc.start()
+    try:
+        outcome = run_session(p, tmp_path, timeout=2.0, max_packet=4 << 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert outcome.exit_kind == "error" and "max_allowed_packet" in outcome.error, outcome
+    assert not outcome.problems
+    assert peak < 48 << 20, peak

@@ -89,14 +89,20 @@ def uncompress_binlog(data):
     if lenlen < 1 or lenlen > 4 or len(data) < 1 + lenlen:
         raise ValueError("bad compression length")
     expected = int.from_bytes(data[1:1 + lenlen], "big")
+    if expected > MAX_UNCOMPRESSED:
+        raise ValueError(f"declared uncompressed length {expected} over {MAX_UNCOMPRESSED}")
     import zlib     # only compressed events need it (start-up of every other run)
     try:
-        out = zlib.decompress(bytes(data[1 + lenlen:]))
+        inflate = zlib.decompressobj()
+        out = inflate.decompress(bytes(data[1 + lenlen:]), expected + 1)   # never past it
     except zlib.error as exc:
         raise ValueError(str(exc)) from None
     if len(out) != expected:
         raise ValueError("uncompressed length mismatch")
     return out
+
+
+MAX_UNCOMPRESSED = 1 << 30      # a sane cap on one inflated event (max_allowed_packet)
 
 
 # -- format description, rotate, stop ---------------------------------------

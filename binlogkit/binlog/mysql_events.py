@@ -515,7 +515,14 @@ class TransactionPayloadBody:
 _ZSTD = []      # [threading.local()] once a compressed payload comes: one reusable ZstdDecompressor per thread
 
 
-def _zstd_decompress(data):
+MAX_UNCOMPRESSED = 1 << 30      # a sane cap on one inflated payload (max_allowed_packet)
+
+
+def _zstd_decompress(data, declared=None):
+    """A payload's zstd frames inflated; ValueError when truncated, damaged, or larger
+    than `declared` (its uncompressed_size field, when given) or MAX_UNCOMPRESSED:
+    each frame's size is known (its header, or a bounded count) before it is inflated,
+    so a small hostile payload cannot ask for gigabytes."""
     import zstandard   # only MySQL 8.0.20+ logs with compressed transactions need it
     if not _ZSTD:
         import threading
@@ -524,10 +531,15 @@ def _zstd_decompress(data):
     dctx = getattr(local, "dctx", None)
     if dctx is None:
         dctx = local.dctx = zstandard.ZstdDecompressor()
-    out = []
+    cap = MAX_UNCOMPRESSED if not declared else min(declared, MAX_UNCOMPRESSED)
+    out, total = [], 0
     data = bytes(data)
     try:
         while data:
+            total += zstd_frame_size(zstandard, dctx, data, cap - total)
+            if total > cap:
+                raise ValueError(f"compressed payload inflates past {cap} bytes"
+                                 + (" (its declared size)" if cap == declared else ""))
             stream = dctx.decompressobj()
             out.append(stream.decompress(data))
             if not stream.eof:
@@ -536,6 +548,25 @@ def _zstd_decompress(data):
     except zstandard.ZstdError as exc:
         raise ValueError(f"cannot decompress payload: {exc}") from None
     return b"".join(out)
+
+
+def zstd_frame_size(zstandard, dctx, data, room):
+    """The inflated size of the first frame of `data` (from its header; when the
+    header does not say, counted by inflating it in pieces, at most room + 1 bytes)."""
+    try:
+        size = zstandard.frame_content_size(data)
+    except zstandard.ZstdError:
+        size = -1
+    if size >= 0:
+        return size
+    counted = 0
+    reader = dctx.stream_reader(data, read_across_frames=False)
+    while counted <= room:
+        piece = reader.read(1 << 20)
+        if not piece:
+            break
+        counted += len(piece)
+    return counted
 
 
 def split_payload_events(payload, pos):
@@ -581,7 +612,9 @@ def decode_transaction_payload(data, raw, fde):
     if ctype not in L.COMPRESSION_NAMES:
         raise ValueError(f"unknown compression type {ctype}")
     raw_payload = data[pos:pos + size]
-    payload = bytes(raw_payload) if ctype == L.COMPRESSION_NONE else _zstd_decompress(raw_payload)
+    declared = fields.get(L.OTW_PAYLOAD_UNCOMPRESSED_SIZE_FIELD)
+    payload = (bytes(raw_payload) if ctype == L.COMPRESSION_NONE
+               else _zstd_decompress(raw_payload, declared))
     return TransactionPayloadBody(ctype, size, fields.get(L.OTW_PAYLOAD_UNCOMPRESSED_SIZE_FIELD, 0),
                                   payload, split_payload_events(payload, raw.pos))
 

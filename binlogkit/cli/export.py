@@ -35,10 +35,12 @@ def _format(fmt, output):
 def _check_output(fmt, output, files):
     if fmt == "parquet" and output == "-":
         raise click.UsageError("--format parquet needs --output FILE")
-    if output != "-":
-        out = os.path.realpath(output)
-        if any(os.path.realpath(f) == out for f in files):
-            raise click.UsageError(f"--output {output} is one of the input files")
+    from binlogkit.cli.outputs import refuse_input_as_output
+    from binlogkit.errors import BinlogkitError
+    try:        # by device and inode: another spelling, a symlink or a hard link too
+        refuse_input_as_output(files, output, "--output")
+    except BinlogkitError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 @click.command("export")

@@ -5,6 +5,7 @@ import os
 import sys
 
 from binlogkit.cli import exits
+from binlogkit.cli.outputs import refuse_input_as_output  # noqa: F401  (print's, and tests')
 from binlogkit.errors import BinlogkitError
 from binlogkit.printer import safety
 from binlogkit.printer.mariadb.gtid_filter import parse_id_list, parse_position
@@ -221,26 +222,6 @@ def _run_print(files, kw):
     finally:
         if out is not None and out is not sys.stdout.buffer:
             out.close()
-
-
-def refuse_input_as_output(files, target):
-    """--result-file must not be one of the inputs (the real tool truncates the
-    binlog, then fails): compared by device and inode, so another spelling, a
-    symlink or a hard link of an input is caught before anything is opened for
-    writing."""
-    try:
-        st = os.stat(target)
-    except OSError:
-        return          # no such file yet (or unreachable: open() says why)
-    for name in files:
-        try:
-            other = os.fstat(sys.stdin.fileno()) if name == "-" else os.stat(name)
-        except (OSError, ValueError):
-            continue
-        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-            shown = "standard input" if name == "-" else f"'{name}'"
-            raise BinlogkitError(f"--result-file '{target}' is the input {shown}: "
-                                 "not overwriting it (nothing written)")
 
 
 def _flush_quietly(out):

@@ -111,6 +111,10 @@ def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state,
     if not slowlogs and not live:
         raise click.UsageError("give --slowlog FILE..., or a server that logs to mysql.slow_log")
     try:
+        from binlogkit.cli.outputs import refuse_input_as_output
+        for target, option in ((output, "--output"), (plot, "--plot")):
+            refuse_input_as_output(list(binlogs) + list(slowlogs) + ([state] if state else []),
+                                   target, option)
         live_inputs = _live_inputs(live and conn, binlogs, slowlogs, start_log, since_us)
         with live_inputs as inputs:
             code = _run(*inputs, since_us, until_us, threshold, fmt, output, plot, state,

@@ -97,7 +97,7 @@ def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, outpu
         entry_filter = compile_filter(filter_expr) if filter_expr is not None else None
     except FilterError as exc:
         raise click.BadParameter(str(exc), param_hint="--filter") from None
-    out = _open_output(output)
+    out = _open_output(output, files)
     zone = server_zone(server_tz)
     since_us = parse_bound(since, zone) if since else None
     until_us = parse_bound(until, zone) if until else None
@@ -150,13 +150,14 @@ def events(files, server_tz, fmt, output):
         if fmt == "parquet":
             if output == "-":
                 raise click.UsageError("--format parquet needs -o FILE")
+            _refuse_input(files, output)
             from binlogkit.analysis.slowlog_frame import entries_frame    # pandas: only here
             try:
                 entries_frame(entries).to_parquet(output, index=False)
             except ImportError as exc:
                 _fail(SlowlogError(f"parquet output needs pyarrow ({exc})"))
             return
-        out = _open_output(output)
+        out = _open_output(output, files)
         try:
             if fmt == "jsonl":
                 for ev in entries:
@@ -179,14 +180,24 @@ def events(files, server_tz, fmt, output):
     _zone_warnings(stats, server_tz)
 
 
-def _open_output(output):
-    """The report's stream; an unwritable path is one line and exit 1, before any work."""
+def _open_output(output, files=()):
+    """The report's stream; an unwritable path, or one of the inputs, is one line and
+    exit 1, before any work."""
     if output == "-":
         return sys.stdout
+    _refuse_input(files, output)
     try:
         return open(output, "w", encoding="utf-8", newline="")
     except OSError as exc:
         _fail(SlowlogError(f"cannot write: {exc.strerror or exc}", path=output))
+
+
+def _refuse_input(files, output):
+    from binlogkit.cli.outputs import refuse_input_as_output
+    try:
+        refuse_input_as_output(files, output, "-o")
+    except BinlogkitError as exc:
+        _fail(exc)
 
 
 def _write(text, out=None):

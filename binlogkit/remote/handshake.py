@@ -185,7 +185,7 @@ class Handshake(pymysql.connections.Connection):
     # -- packets, capped ------------------------------------------------------------------
     def _read_packet(self, packet_type=MysqlPacket):
         """pymysql's packet reader with a cap on the whole packet (its pieces add up)."""
-        if self._current_timeout != self._read_timeout:
+        if getattr(self, "_current_timeout", -1) != self._read_timeout:    # (PyMySQL < 1.1)
             self._sock.settimeout(self._read_timeout)
             self._current_timeout = self._read_timeout
         parts, total = [], 0

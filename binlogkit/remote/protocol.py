@@ -142,21 +142,16 @@ class DumpStream:
                 raise ServerError(f"Unexpected packet from server (first byte {first})")
 
     def read_packet(self):
-        header = self._read_exactly(4)
-        length = header[0] | header[1] << 8 | header[2] << 16
-        payload = self._read_exactly(length)
-        if length < MAX_PACKET_LEN:
-            return payload
-        parts, total = [payload], length
+        parts, total, length = [], 0, MAX_PACKET_LEN
         while length == MAX_PACKET_LEN:     # a big event comes in 16 MB pieces
             header = self._read_exactly(4)
             length = header[0] | header[1] << 8 | header[2] << 16
             total += length
-            if total > self.max_packet:     # a server streaming one endless packet
+            if total > self.max_packet:     # announced before it is read: never held
                 raise ServerError(f"Got packet bigger than 'max_allowed_packet' bytes "
                                   f"({self.max_packet}) from server", 2020)
             parts.append(self._read_exactly(length))
-        return b"".join(parts)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def _read_exactly(self, size):
         try:

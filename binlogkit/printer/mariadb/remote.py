@@ -57,7 +57,10 @@ class RemoteSource:
         return stream.start(logname, start_position, blocking=self.stop_never,
                             server_id=(self.server_id or 1) if self.stop_never else 0,
                             annotate=not self.skip_annotate_row_events,
-                            gtid_state=self.start_gtids)
+                            gtid_state=self.start_gtids,
+                            # an idle --stop-never dump still sends something: its reads
+                            # keep their timeout (remote.connection's read_timeout)
+                            heartbeat=HEARTBEAT if self.stop_never else None)
 
     def dump_events(self, printer, reader, start_position, stop_position):
         """handle_event_text_mode for each event of one dump."""
@@ -103,6 +106,9 @@ class RemoteSource:
             printer.process_event(reader, raw, stop_position)
             if advance:
                 old_off += len(data)
+
+
+HEARTBEAT = 30.0       # seconds, for --stop-never (mariadb-binlog sets none)
 
 
 # events the batches never hold: they are numbered apart or change the format

@@ -16,7 +16,7 @@ import operator
 from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
-from binlogkit.binlog.mysql_events import _zstd_decompress
+from binlogkit.binlog.mysql_events import MAX_UNCOMPRESSED, _zstd_decompress
 from binlogkit.binlog.rowcompile import (
     c_program, column_spec, json_spec, null_byte_count, present_columns,
 )
@@ -362,12 +362,11 @@ def _decompress(data):
             _ZSTD[:] = [zstandard, zstandard.ZstdDecompressor()]
         zstd, dctx = _ZSTD
         try:
-            if zstd.frame_content_size(data) >= 0:       # -1: not in the frame header
+            size = zstd.frame_content_size(data)
+            if size > MAX_UNCOMPRESSED:
+                return None             # a hostile frame header
+            if size >= 0:               # -1: not in the frame header: the reference counts
                 return dctx.decompress(data, allow_extra_data=False)
-            stream = dctx.decompressobj()
-            out = stream.decompress(data)
-            if stream.eof and not stream.unused_data:
-                return out
         except Exception:       # more frames, an older zstandard: the reference decides
             pass
         return _zstd_decompress(data)
@@ -385,6 +384,8 @@ def _one_shot(data):
         except ImportError:
             return _decompress(data)
         _ZSTD[:] = [zstandard, zstandard.ZstdDecompressor()]
+    if _ZSTD[0].frame_content_size(data) > MAX_UNCOMPRESSED:
+        raise ValueError("payload too large")   # a hostile frame header: _decompress says no
     return _ZSTD[1].decompress(data, allow_extra_data=False)
 
 
