@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 
 from binlogkit.errors import SlowlogError
-from binlogkit.slowlog.attrs import SET_META, attr_pairs, set_pairs, user_host
+from binlogkit.slowlog.attrs import SET_META, attr_pairs, db_name, set_pairs, user_host
 from binlogkit.slowlog.clock import LogClock
 from binlogkit.slowlog.source import display_name, open_slowlog
 from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, in_range, parse_time_value
@@ -281,7 +281,7 @@ class SlowlogParser:
             return None
         if db is None:
             db = attrs.get(b"Schema")
-        self._finish(ev, ts, db, attrs)
+        self._finish(ev, ts, db_name(db), attrs)
         self.stats.entries += 1
         return ev
 
@@ -417,7 +417,7 @@ class LineMachine:
     """
 
     __slots__ = ("p", "meta", "qlines", "admin", "started", "prev_semi", "pos", "lineno",
-                 "start_pos", "start_line", "stopped")
+                 "start_pos", "start_line", "stopped", "misaligned")
 
     def __init__(self, parser, pos=0, lineno=0):
         self.p = parser
@@ -433,6 +433,9 @@ class LineMachine:
         self.started = False       # the current entry has at least one line
         self.prev_semi = False     # the last kept line ended with ";\n"
         self.start_pos = self.start_line = 0
+        # pt's reader stands after a special-case admin statement (read up to ";\n"):
+        # its next record starts on this line and gets a "#" put in front of it
+        self.misaligned = False
 
     @property
     def pending(self):
@@ -451,6 +454,7 @@ class LineMachine:
         is_header = p.is_header
         meta, qlines, admin = self.meta, self.qlines, self.admin
         started, prev_semi = self.started, self.prev_semi
+        misaligned = self.misaligned
         pos, lineno = self.pos, self.lineno
         start_pos, start_line = self.start_pos, self.start_line
         pos0, lineno0 = pos, lineno
@@ -488,12 +492,21 @@ class LineMachine:
                     if raw[-2:] == b";\n":
                         ev = build(meta, None, start_pos, start_line, False, admin)
                         meta, admin, started, prev_semi = [], None, False, False
+                        misaligned = True
                         if ev is not None:
                             yield ev
-                        if resync is not None and resync(pos):
-                            self.stopped = True
-                            return
                     continue
+                if misaligned:
+                    misaligned = False
+                    if c != b"#":
+                        # pt reads "#" + this line: a meta line that says nothing
+                        # (``#SELECT ...``, ``#use db;``); the record goes on from here
+                        start_pos, start_line = pos, lineno
+                        meta = [b"#" + raw]
+                        started = True
+                        prev_semi = raw[-2:] == b";\n"
+                        pos += length
+                        continue
                 if c == b"#":
                     if prev_semi and started:
                         if any(m.startswith(b"# administrator command:") for m in meta):
@@ -507,11 +520,9 @@ class LineMachine:
                                 continue
                             ev = build(meta, None, start_pos, start_line, False, admin)
                             meta, admin, started, prev_semi = [], None, False, False
+                            misaligned = True
                             if ev is not None:
                                 yield ev
-                            if resync is not None and resync(pos):
-                                self.stopped = True
-                                return
                             continue
                         meta = []
                         if ev is not None:
@@ -541,6 +552,7 @@ class LineMachine:
         finally:
             self.meta, self.qlines, self.admin = meta, qlines, admin
             self.started, self.prev_semi = started, prev_semi
+            self.misaligned = misaligned
             self.start_pos, self.start_line = start_pos, start_line
             st.lines += lineno - lineno0
             st.bytes += pos - pos0
