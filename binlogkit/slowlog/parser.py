@@ -26,6 +26,7 @@ I/O and corrupt compression do (as :class:`SlowlogError`).
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 from binlogkit.errors import SlowlogError
 from binlogkit.slowlog.attrs import SET_META, attr_pairs, db_name, set_pairs, user_host
@@ -37,6 +38,8 @@ __all__ = ["Entry", "ParseStats", "Inherited", "SlowlogParser", "parse_slowlog",
            "MAX_SECONDS"]
 
 NO_QUERY = b"/* No query */"
+# entries (or bytes) read without a sign of a slow log before the input is refused
+_HOLD_MAX, _HOLD_BYTES = 1000, 64 << 20
 _INF = float("inf")
 
 _PT_TS = re.compile(rb"# Time: (?:[0-9: ]{15}|[-0-9: T]{19})")
@@ -85,7 +88,7 @@ class ParseStats:
 
     __slots__ = ("lines", "entries", "skipped_lines", "header_lines", "dropped_entries",
                  "bad_times", "bad_values", "bytes", "utc_offsets", "zone_assumed",
-                 "zone_overridden")
+                 "zone_overridden", "first_skipped", "recognized")
     _FLAGS = ("zone_assumed", "zone_overridden")
 
     def __init__(self):
@@ -95,10 +98,22 @@ class ParseStats:
         # timestamp (s east of UTC), and flags: a zone was assumed / --server-tz overridden
         self.utc_offsets = ()
         self.zone_assumed = self.zone_overridden = 0
+        self.first_skipped = None      # (file, line number) of the first skipped line
+        # entries with anything of a slow log's (a Time, User@Host or attribute line, an
+        # administrator command): none, no server header and some bytes: not a slow log
+        self.recognized = 0
+
+    def skip(self, name, line, n=1):
+        """Count ``n`` skipped lines, the first of them at ``line`` of ``name``."""
+        self.skipped_lines += n
+        if self.first_skipped is None:
+            self.first_skipped = (name, line)
 
     def add(self, other):
         for k in self.__slots__:
-            if k == "utc_offsets":
+            if k == "first_skipped":
+                self.first_skipped = self.first_skipped or other.first_skipped
+            elif k == "utc_offsets":
                 self.utc_offsets = tuple(sorted(set(self.utc_offsets + other.utc_offsets)))
             elif k in self._FLAGS:
                 setattr(self, k, max(getattr(self, k), getattr(other, k)))
@@ -106,7 +121,8 @@ class ParseStats:
                 setattr(self, k, getattr(self, k) + getattr(other, k))
 
     def as_dict(self):
-        got = {k: getattr(self, k) for k in self.__slots__}
+        got = {k: getattr(self, k) for k in self.__slots__
+               if k not in ("first_skipped", "recognized")}
         got["utc_offsets"] = sorted(set(self.utc_offsets))
         return got
 
@@ -196,9 +212,24 @@ class SlowlogParser:
     def __iter__(self):
         stream = open_slowlog(self.path)
         machine = LineMachine(self)
+        st = self.stats
+        held = []       # entries kept back until the input shows it is a slow log
         try:
-            yield from machine.run(stream)
-            yield from machine.finish()
+            for ev in chain(machine.run(stream), machine.finish()):
+                if held is not None:
+                    held.append(ev)
+                    if not (st.recognized or st.header_lines):
+                        if len(held) < _HOLD_MAX and machine.pos < _HOLD_BYTES:
+                            continue
+                        self.not_a_slowlog()
+                    yield from held
+                    held = None
+                    continue
+                yield ev
+            if held is not None:
+                if st.bytes and not (st.recognized or st.header_lines):
+                    self.not_a_slowlog()
+                yield from held
         except SlowlogError:
             raise
         except OSError as exc:
@@ -283,6 +314,8 @@ class SlowlogParser:
             db = attrs.get(b"Schema")
         self._finish(ev, ts, db_name(db), attrs)
         self.stats.entries += 1
+        if attrs or ts is not None or got_uh or ev.cmd == b"Admin":
+            self.stats.recognized += 1
         return ev
 
     def _user_host(self, ev, text, attrs):
@@ -388,6 +421,10 @@ class SlowlogParser:
             cache.clear()
         cache[raw] = value
         return value
+
+
+    def not_a_slowlog(self):
+        raise SlowlogError("not a slow log (no slow-log entries found)", path=self.name, offset=0)
 
 
 def parse_slowlog(paths, zone=None, server_version=None, stats=None):
@@ -544,7 +581,7 @@ class LineMachine:
                 elif started:
                     qlines = [raw]
                 else:
-                    st.skipped_lines += 1
+                    st.skip(p.name, lineno)
                     pos += length
                     continue
                 prev_semi = raw[-2:] == b";\n"
@@ -572,7 +609,7 @@ class LineMachine:
             ev = None
             if meta:
                 p.stats.dropped_entries += 1
-                p.stats.skipped_lines += len(meta)
+                p.stats.skip(p.name, self.start_line, len(meta))
         self.reset()
         if ev is not None:
             yield ev

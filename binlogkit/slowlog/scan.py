@@ -360,6 +360,7 @@ class BulkScanner:
         st.lines += nl
         st.bytes += b - a
         st.entries += run.n
+        st.recognized += run.n
         return k
 
     def _row_time(self, i, infos, qts):
