@@ -54,7 +54,8 @@ def _fail(exc):
 
 
 # no checks here: a missing, unreadable or directory input is bad input (exit 1), not usage
-_files = click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+_files = click.argument("files", nargs=-1, required=True,
+                        type=click.Path(allow_dash=True, readable=False))
 _tz = click.option("--server-tz", default=None, metavar="ZONE",
                    help="Zone of times without one (IANA name or +HH:MM); default: local.")
 
@@ -87,7 +88,10 @@ def slowlog():
               help="Processes for one big uncompressed file (the result is the same).")
 def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, output, filter_expr,
            jobs):
-    """A pt-query-digest-like report of the query classes in FILES (.gz/.bz2/.xz, - = stdin)."""
+    """A pt-query-digest-like report of the query classes in FILES (.gz/.bz2/.xz, - = stdin).
+
+    Exit status: 0 success; 1 bad input (a missing or unreadable file, not a slow log:
+    one line naming it); 2 usage error."""
     from binlogkit.slowlog import report
     from binlogkit.slowlog.parallel import digest_files
     from binlogkit.slowlog.filterexpr import FilterError, compile_filter_names
@@ -171,7 +175,10 @@ def _zone_warnings(stats, server_tz):
 @click.option("-o", "--output", default="-", type=click.Path(dir_okay=False, allow_dash=True),
               help="Output file (required for parquet).")
 def events(files, server_tz, fmt, output):
-    """Write every parsed entry of FILES (one row each, times in UTC)."""
+    """Write every parsed entry of FILES (one row each, times in UTC).
+
+    Exit status: 0 success; 1 bad input (a missing or unreadable file, not a slow log:
+    one line naming it); 2 usage error."""
     from binlogkit.slowlog.fields import BASE_COLUMNS, attrs_text, entry_row
     zone = server_zone(server_tz)
     stats = ParseStats()
