@@ -134,6 +134,9 @@ def parse_format_description(data):
         raise ValueError("format description event too short")
     binlog_version, server_version, created, header_len = \
         FORMAT_DESCRIPTION_HEADER.unpack_from(body)
+    if header_len < LOG_EVENT_HEADER_LEN:
+        # Format_description_log_event::header_is_valid: no v4 event header is shorter
+        raise ValueError(f"common header length {header_len}")
     server_version = server_version.split(b"\0", 1)[0]
     rest = bytes(body[FORMAT_DESCRIPTION_HEADER.size:])
     split = version_split(server_version)
