@@ -13,7 +13,7 @@ def connect_options(kw):
     """mysqlbinlog's connection options -> ConnectOptions (-p alone asks on the terminal)."""
     password = kw.get("password")
     if kw.get("password_prompt"):
-        password = ask_password()
+        password = _ask_password()
     return ConnectOptions(
         host=kw.get("host"), port=kw.get("port") or 0, socket=kw.get("socket"),
         user=kw.get("user"), password=password, protocol=kw.get("protocol"),
@@ -22,11 +22,14 @@ def connect_options(kw):
         ssl_verify_server_cert=bool(kw.get("ssl_verify_server_cert")))
 
 
-def ask_password():
+def _ask_password():
     try:
         return getpass.getpass("Enter password: ")
     except (EOFError, KeyboardInterrupt):
         return ""
+
+
+ask_password = _ask_password      # report -p alone (cli/report.py)
 
 
 def _connector(options):
