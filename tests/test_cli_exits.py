@@ -137,7 +137,7 @@ def test_print_without_files_mysql_flavor_prints_usage():
 def test_report_p_alone_asks_as_print_does(monkeypatch):
     import binlogkit.cli.remote as remote
     asked = []
-    monkeypatch.setattr(remote, "ask_password", lambda: asked.append(1) or "")
+    monkeypatch.setattr(remote, "_ask_password", lambda: asked.append(1) or "")
     res = CliRunner().invoke(main, ["report", "-p", "--binlog", str(ROOT / "fixtures" / "lab" /
                                                                    "mariadb-bin.000001"),
                                     "--slowlog", str(LAB_SLOW)])

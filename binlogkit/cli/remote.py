@@ -29,9 +29,6 @@ def _ask_password():
         return ""
 
 
-ask_password = _ask_password      # report -p alone (cli/report.py)
-
-
 def _connector(options):
     return lambda: connect(options)
 

@@ -65,8 +65,8 @@ _ASK = "\0ask"     # -p without a value
 
 def _password(conn):
     if conn.get("password") == _ASK:
-        from binlogkit.cli.remote import ask_password
-        conn["password"] = ask_password()
+        from binlogkit.cli.remote import _ask_password     # print -p's prompt
+        conn["password"] = _ask_password()
 
 
 @click.command("report", cls=_GreedyCommand, help=HELP)
