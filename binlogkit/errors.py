@@ -39,6 +39,21 @@ class TruncatedEventError(BinlogError):
     """The file ends in the middle of an event."""
 
 
+class UnreadableFileError(BinlogError):
+    """A binlog the system would not let binlogkit read (permissions, a directory).
+    The message says why ("cannot read: Permission denied"); ``tool_message`` is what
+    mysqlbinlog says instead (``print`` prints that), ``detail`` its line before it."""
+
+    def __init__(self, message, *, tool_message, detail=None, path=None, offset=None):
+        super().__init__(message, path=path, offset=offset)
+        self.tool_message = tool_message
+        self.detail = detail
+
+    def tool_text(self):
+        """str(self) with mysqlbinlog's words."""
+        return str(BinlogError(self.tool_message, path=self.path, offset=self.offset))
+
+
 class ChecksumMismatchError(BinlogError):
     """An event's CRC32 does not match its bytes."""
 

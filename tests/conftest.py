@@ -9,6 +9,7 @@ import tempfile
 
 import pytest
 
+import peerdata
 import tmpguard
 
 
@@ -17,6 +18,9 @@ _REPORT = []      # lines for the end of the terminal report
 
 def pytest_terminal_summary(terminalreporter):
     for line in _REPORT:
+        terminalreporter.write_line(line, yellow=True)
+    line = peerdata.summary_line(terminalreporter.stats.get("skipped", []))
+    if line:
         terminalreporter.write_line(line, yellow=True)
 
 

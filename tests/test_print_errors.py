@@ -1,5 +1,8 @@
 """Bad input: partial output like the real tool, then one ERROR line naming file and offset."""
+import difflib
+import json
 import os
+import re
 import pathlib
 import subprocess
 import sys
@@ -143,3 +146,32 @@ def test_a_type_past_the_format_table_is_invalid_even_if_ignorable(tmp_path, typ
         ours = subprocess.run([sys.executable, "-m", "binlogkit", "print", str(path)],
                               capture_output=True, env={**os.environ, "TZ": "UTC"}, cwd=ROOT)
         assert (ours.stdout, ours.returncode) == (real.stdout, real.returncode)
+
+
+# -- a format description with a common-header length under 19 (issue 27 item 8) --------------
+
+EDGES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "edges"
+
+
+def _edge_runs():
+    doc = json.loads((EDGES / "expected.json").read_text())
+    return [(name, case, doc["cases"][case], run) for name, runs in sorted(doc["runs"].items())
+            for case, run in sorted(runs.items())]
+
+
+@pytest.mark.parametrize("name,case,args,real", _edge_runs(),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_short_common_header_is_an_invalid_format_description(name, case, args, real, tmp_path):
+    """mariadb-binlog 10.11 (recorded by fixtures/gen_edges.py) refuses the format description
+    itself: 'Found invalid event', 'Could not read entry at offset 4', exit 1; --flashback too."""
+    env = dict(os.environ, TZ="UTC", LC_ALL="C", TMPDIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-m", "binlogkit", "print", "--no-defaults", *args,
+                           name], capture_output=True, env=env, cwd=EDGES)
+    assert proc.returncode == real["exit"] == 1
+    if proc.stdout != real["stdout"].encode("latin-1"):
+        diff = difflib.unified_diff(real["stdout"].splitlines(), proc.stdout.decode("latin-1")
+                                    .splitlines(), "mariadb-binlog", "binlogkit", lineterm="")
+        pytest.fail("\n".join(diff))
+    ours = [re.sub(r"^ERROR: [^,]*, offset \d+(, event type \d+)?: ", "ERROR: ", line)
+            for line in proc.stderr.decode("latin-1").splitlines()]
+    assert ours == real["stderr"].splitlines()

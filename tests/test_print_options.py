@@ -58,11 +58,16 @@ def test_every_option_of_the_table_is_on_the_click_command():
     ["--verbose=2", "f"],           # a counted option takes no value
     ["--skip-database", "f"],       # --skip- of an option that is not boolean
     ["--nonsense", "f"],
-    ["--verbose"],                  # no files
 ])
 def test_what_click_must_handle_is_handed_over(normalized):
     with pytest.raises(print_options.UnparsedError):
         print_options.parse(normalized)
+
+
+def test_no_files_is_not_handed_over():
+    """print_run answers it as mariadb-binlog does (tests/test_cli_exits.py)."""
+    files, kw = print_options.parse(["--verbose"])
+    assert files == [] and kw["verbose"] == 1
 
 
 def test_print_runs_without_importing_click():

@@ -144,7 +144,8 @@ def test_same_rows_events(streams):
     streamed, from_file = streams
     assert len(streamed) == len(from_file) > 20
     for (log_pos, schema, table, rows, _), ev in zip(streamed, from_file):
-        assert (log_pos, schema.encode(), table.encode()) == (ev.log_pos, ev.db, ev.table)
+        assert (log_pos, schema, table) == (ev.log_pos, ev.db, ev.table)
+        assert (schema.encode(), table.encode()) == (ev.raw_db, ev.raw_table)
         assert len(rows) == len(ev.rows)
 
 

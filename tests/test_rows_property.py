@@ -80,7 +80,7 @@ class Lab:
         self.conn.commit()
         inserts, updates = [], []
         for ev in iter_rows_events(path, start_position=start):
-            assert ev.table_map is not None and ev.table == name.encode()
+            assert ev.table_map is not None and ev.table == name and ev.raw_table == name.encode()
             for before, after in ev.rows:
                 (inserts if ev.kind == "write" else updates).append((before, after))
         assert [after[0] for _, after in inserts] == ids

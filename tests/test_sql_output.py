@@ -140,7 +140,7 @@ def test_stats_counts_every_row_and_byte(path):
     doc = json.loads(run("stats", "--format", "json", path).stdout)
     want = {}
     for ev in iter_rows_events(str(path)):
-        key = (ev.db.decode(), ev.table.decode(),
+        key = (ev.db, ev.table,
                {"write": "insert", "update": "update", "delete": "delete"}[ev.kind])
         want[key] = want.get(key, 0) + len(ev.rows)
     got = {(t["db"], t["table"], k): t[f"{k}_rows"] for t in doc["tables"]

@@ -63,3 +63,21 @@ def test_load_data_files_land_in_the_run_tmpdir(tool):
     assert len(new) == 2
     for name in new:
         assert f"INFILE '{name}'".encode() in proc.stdout
+
+
+def test_summary_says_what_the_peer_skips_need(tmp_path):
+    """A run without ../shared/peer ends with one line: how many tests skipped for it and
+    what they need (README 'Set up' says how to get it)."""
+    import re
+
+    import peerdata
+    if peerdata.PEER.is_dir():
+        pytest.skip("../shared/peer is here: nothing skips for it")
+    root = Path(__file__).resolve().parents[1]
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "tests/test_frames_peer.py"], capture_output=True, text=True, cwd=root,
+                         env=dict(os.environ, TMPDIR=str(tmp_path)), timeout=300)
+    last = res.stdout.splitlines()[-2:]
+    assert any(re.match(r"\d+ tests skipped: they need ../shared/peer", line) for line in last), last
+    readme = (root / "README.md").read_text()
+    assert "rust_mysql_common" in readme and "t/lib/samples/slowlogs" in readme

@@ -22,7 +22,7 @@ from binlogkit.binlog.layout import (
     PRE_GA_EVENT_TYPE_PERMUTATION, ROTATE_EVENT, START_EVENT_V3, START_V3_HEADER_LEN, UINT32,
 )
 from binlogkit.errors import (
-    BadMagicError, BinlogError, ChecksumMismatchError, TruncatedEventError,
+    BadMagicError, BinlogError, ChecksumMismatchError, TruncatedEventError, UnreadableFileError,
 )
 
 CHUNK_SIZE = 1 << 20
@@ -134,6 +134,9 @@ def parse_format_description(data):
         raise ValueError("format description event too short")
     binlog_version, server_version, created, header_len = \
         FORMAT_DESCRIPTION_HEADER.unpack_from(body)
+    if header_len < LOG_EVENT_HEADER_LEN:
+        # Format_description_log_event::header_is_valid: no v4 event header is shorter
+        raise ValueError(f"common header length {header_len}")
     server_version = server_version.split(b"\0", 1)[0]
     rest = bytes(body[FORMAT_DESCRIPTION_HEADER.size:])
     split = version_split(server_version)
@@ -238,12 +241,19 @@ class BinlogReader:
             except FileNotFoundError as exc:
                 raise self._error(BinlogError, f"File '{self.display_name}' not found (Errcode: "
                                   f"{exc.errno} \"{exc.strerror}\")", 0) from None
+            except IsADirectoryError as exc:
+                # the real tool opens a directory; my_read's message, then check_header's
+                raise UnreadableFileError(
+                    f"cannot read: {exc.strerror}", path=self.display_name, offset=0,
+                    tool_message="Failed reading header; probably an empty file.",
+                    detail=(f"Error reading file '{self.display_name}' (Errcode: {exc.errno} "
+                            f"\"{exc.strerror}\")")) from None
             except OSError as exc:
-                # my_read's message, then check_header's
-                error = self._error(BinlogError, "Failed reading header; probably an empty file.", 0)
-                error.detail = (f"Error reading file '{self.display_name}' (Errcode: {exc.errno} "
-                                f"\"{exc.strerror}\")")
-                raise error from None
+                # my_open's one message for any open failure (Errcode 13: permissions)
+                raise UnreadableFileError(
+                    f"cannot read: {exc.strerror}", path=self.display_name, offset=0,
+                    tool_message=(f"File '{self.display_name}' not found (Errcode: {exc.errno} "
+                                  f"\"{exc.strerror}\")")) from None
         return self
 
     def close(self):

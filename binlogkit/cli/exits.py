@@ -47,7 +47,7 @@ def mysqlbinlog_lines(exc):
     lines = []
     if getattr(exc, "detail", None):
         lines.append(f"ERROR: {exc.detail}")
-    lines.append(f"ERROR: {error_text(exc)}")
+    lines.append(f"ERROR: {exc.tool_text() if hasattr(exc, 'tool_text') else error_text(exc)}")
     lines.extend(f"WARNING: {message}" for message in getattr(exc, "warnings", ()))
     return "".join(line + "\n" for line in lines)
 

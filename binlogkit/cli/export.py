@@ -44,7 +44,7 @@ def _check_output(fmt, output, files):
 
 
 @click.command("export")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.argument("files", nargs=-1, required=True, type=click.Path(readable=False))
 @click.option("--what", type=click.Choice(["events", "transactions", "slowlog"]),
               default="events", show_default=True,
               help="Rows to write: binlog events, binlog transactions, or slow-log entries.")

@@ -8,9 +8,9 @@ import click
 
 from binlogkit.cli.mysqlargs import id_filter_order, normalize_args
 from binlogkit.cli.print_options import OPTIONS, getopt_spec
-from binlogkit.cli.print_run import run_print
+from binlogkit.cli.print_run import no_files, run_print
 
-__all__ = ["print_cmd", "run_normalized"]
+__all__ = ["print_cmd", "run_normalized", "usage_text"]
 
 
 class MysqlbinlogCommand(click.Command):
@@ -54,7 +54,7 @@ def _with_options(command):
 
 
 @click.command("print", cls=MysqlbinlogCommand)
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1)      # none: the real tool's message (print_run)
 @_with_options
 def print_cmd(files, **kw):
     """Print binary logs exactly as mariadb-binlog (mysqlbinlog) does.
@@ -64,7 +64,15 @@ def print_cmd(files, **kw):
     printed, like the real tool).
     """
     kw["id_filter_order"] = click.get_current_context().meta.get("binlogkit.id_filters", [])
+    if not files:
+        sys.exit(no_files(kw, usage_text))
     sys.exit(run_print(files, kw))
+
+
+def usage_text():
+    """`binlogkit print --help`'s text."""
+    with click.Context(print_cmd, info_name="binlogkit print") as ctx:
+        return print_cmd.get_help(ctx) + "\n"
 
 
 def run_normalized(args):

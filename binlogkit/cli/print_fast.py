@@ -19,5 +19,8 @@ def run_print_args(args):
         from binlogkit.cli.print_cmd import run_normalized
         return run_normalized(normalized)       # exits with click's status
     kw["id_filter_order"] = id_filter_order(normalized)
-    from binlogkit.cli.print_run import run_print
+    from binlogkit.cli.print_run import no_files, run_print
+    if not files:
+        from binlogkit.cli.print_cmd import usage_text
+        return no_files(kw, usage_text)
     return run_print(files, kw)

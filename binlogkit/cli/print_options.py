@@ -171,8 +171,6 @@ def parse(args):
         if option is None:
             raise UnparsedError(arg)
         _store(kw, multi, option, on, value if eq else None, arg)
-    if not files:
-        raise UnparsedError("no FILES")
     kw.update({dest: tuple(values) for dest, values in multi.items()})
     return files, kw
 

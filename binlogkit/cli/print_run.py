@@ -174,6 +174,20 @@ def run_print(files, kw):
             _warn(safety.WARNING)
 
 
+NO_FILES = "ERROR: Please provide the log file(s). Run with '--help' for usage instructions.\n"
+
+
+def no_files(kw, usage_text):
+    """No log named: mariadb-binlog's one line; with --flavor mysql, mysqlbinlog's answer
+    (its usage, ``usage_text()``, on standard output); exit status 1 either way."""
+    if kw.get("flavor") == "mysql":
+        sys.stdout.write(usage_text())
+        sys.stdout.flush()
+    else:
+        sys.stderr.write(NO_FILES)
+    return exits.EXIT_ERROR
+
+
 def _run_print(files, kw):
     out = None
     try:

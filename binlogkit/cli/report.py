@@ -63,18 +63,28 @@ def _fail(exc) -> None:
     exits.fail("binlogkit report", exc)
 
 
+_ASK = "\0ask"     # -p without a value
+
+
+def _password(conn):
+    if conn.get("password") == _ASK:
+        from binlogkit.cli.remote import _ask_password     # print -p's prompt
+        conn["password"] = _ask_password()
+
+
 @click.command("report", cls=_GreedyCommand, help=HELP)
 @click.option("--binlog", "binlogs", multiple=True, metavar="FILE...",
-              type=click.Path(dir_okay=False),
+              type=click.Path(readable=False),   # unreadable, a directory: bad input, exit 1
               help="Binary log files (any order); without them, read the server's (-h/-S...).")
 @click.option("--slowlog", "slowlogs", multiple=True, metavar="FILE...",
-              type=click.Path(dir_okay=False, allow_dash=True),
+              type=click.Path(allow_dash=True, readable=False),
               help="Slow query logs (plain, .gz, .bz2, .xz); with a server: default mysql.slow_log.")
 @click.option("-h", "--host", default=None, help="Read binlogs (and mysql.slow_log) from this server.")
 @click.option("-P", "--port", type=int, default=0, help="Port number to use for connection.")
 @click.option("-S", "--socket", default=None, help="The socket file to use for connection.")
 @click.option("-u", "--user", default=None, help="User for the connection.")
-@click.option("-p", "--password", default=None, help="Password (default: $MYSQL_PWD).")
+@click.option("-p", "--password", default=None, is_flag=False, flag_value=_ASK,
+              help="Password; -p alone asks on the terminal, as print -p (default: $MYSQL_PWD).")
 @click.option("--protocol", default=None, help="tcp or socket.")
 @click.option("--ssl-ca", default=None, help="CA file in PEM format (TLS).")
 @click.option("--ssl-verify-server-cert", is_flag=True, help="Verify the server's certificate.")
@@ -105,6 +115,7 @@ def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state,
     until_us = parse_bound(until, zone) if until else None
     if since_us is not None and until_us is not None and until_us <= since_us:
         raise click.BadParameter("--until must be after --since", param_hint="--until")
+    _password(conn)
     live = any(conn[key] for key in ("host", "socket", "port", "user", "protocol"))
     if not binlogs and not live:
         raise click.UsageError("give --binlog FILE... or a server to read them from (-h/-S/-u)")

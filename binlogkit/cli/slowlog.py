@@ -54,7 +54,8 @@ def _fail(exc):
 
 
 # no checks here: a missing, unreadable or directory input is bad input (exit 1), not usage
-_files = click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+_files = click.argument("files", nargs=-1, required=True,
+                        type=click.Path(allow_dash=True, readable=False))
 _tz = click.option("--server-tz", default=None, metavar="ZONE",
                    help="Zone of times without one (IANA name or +HH:MM); default: local.")
 
@@ -70,9 +71,9 @@ def slowlog():
 @click.option("--since", default=None, help="Only entries ending at or after this time.")
 @click.option("--until", default=None, help="Only entries ending at or before this time.")
 @click.option("--group-by", type=click.Choice(GROUP_BY), default="fingerprint", show_default=True)
-@click.option("--limit", default="20", show_default=True, metavar="N|P%|P%:N",
-              help="Classes to report: N worst (0 = all), or those making up P%% of the "
-                   "--order-by total (at most N), as pt-query-digest's --limit 95%%:20.")
+@click.option("--limit", default="95%:20", show_default=True, metavar="N|P%|P%:N",
+              help="Classes to report: N worst (0 = all), or the worst making up P% of the "
+                   "--order-by total, at most N (pt-query-digest's --limit).")
 @click.option("--order-by", default="Query_time:sum", show_default=True, metavar="ATTR:FUNC",
               help="Rank classes by an attribute's sum, max, min or cnt.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "pt-json"]),
@@ -87,14 +88,18 @@ def slowlog():
               help="Processes for one big uncompressed file (the result is the same).")
 def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, output, filter_expr,
            jobs):
-    """A pt-query-digest-like report of the query classes in FILES (.gz/.bz2/.xz, - = stdin)."""
+    """A pt-query-digest-like report of the query classes in FILES (.gz/.bz2/.xz, - = stdin).
+
+    Exit status: 0 success; 1 bad input (a missing or unreadable file, not a slow log:
+    one line naming it); 2 usage error."""
     from binlogkit.slowlog import report
     from binlogkit.slowlog.parallel import digest_files
-    from binlogkit.slowlog.filterexpr import FilterError, compile_filter
+    from binlogkit.slowlog.filterexpr import FilterError, compile_filter_names
     limit_spec = parse_limit(limit)
     order_spec = parse_order_by(order_by)
     try:
-        entry_filter = compile_filter(filter_expr) if filter_expr is not None else None
+        entry_filter, filter_names = (compile_filter_names(filter_expr) if filter_expr is not None
+                                      else (None, ()))
     except FilterError as exc:
         raise click.BadParameter(str(exc), param_hint="--filter") from None
     out = _open_output(output, files)
@@ -107,10 +112,12 @@ def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, outpu
         if entry_filter is None:
             digest_files(list(files), dg, zone=zone, stats=stats, workers=jobs)
         else:       # the filter looks at whole entries: the line parser
-            dg.add_all(parse_slowlog(list(files), zone=zone, stats=stats))
+            seen = set()
+            dg.add_all(_noting_attributes(parse_slowlog(list(files), zone=zone, stats=stats),
+                                          seen if filter_names else None))
     except BinlogkitError as exc:
         _fail(exc)
-    if stats.entries == 0 and stats.bytes > 0 and not stats.header_lines:
+    if stats.recognized == 0 and stats.bytes > 0 and not stats.header_lines:
         _fail(SlowlogError("not a slow log (no slow-log entries found)", path=", ".join(
             str(f) for f in files)))
     names = [str(f) for f in files]
@@ -121,10 +128,37 @@ def digest(files, server_tz, since, until, group_by, limit, order_by, fmt, outpu
         render = {"text": report.to_text, "json": report.to_json, "csv": report.to_csv}[fmt]
         text = render(dg, stats, names, limit_spec, order_spec)
     _write(text, out)
-    if stats.skipped_lines or stats.bad_times or stats.bad_values:
-        click.echo(f"binlogkit slowlog: skipped {stats.skipped_lines} unparseable lines, "
-                   f"{stats.bad_times} bad times, {stats.bad_values} bad values", err=True)
+    _parse_warnings(stats)
     _zone_warnings(stats, server_tz)
+    if filter_names:
+        from binlogkit.slowlog.filterexpr import unknown_attributes
+        for name in unknown_attributes(filter_names, seen):
+            click.echo(f"binlogkit slowlog: warning: --filter: no entry has an attribute "
+                       f"{name} (names are case-sensitive, as the log writes them); "
+                       f"comparisons with it are false", err=True)
+    if dg.by_key and dg.global_.stat(order_spec[0]) is None:
+        click.echo(f"binlogkit slowlog: warning: --order-by: no entry has an attribute "
+                   f"{order_spec[0].decode()} (names are case-sensitive, as the log writes "
+                   f"them); no class is ranked, all are in MISC", err=True)
+
+
+def _noting_attributes(entries, seen):
+    """``entries``, adding the attribute names of each to ``seen`` (None: as they are)."""
+    if seen is None:
+        yield from entries
+        return
+    for ev in entries:
+        seen.update(ev.attrs)
+        yield ev
+
+
+def _parse_warnings(stats):
+    if stats.skipped_lines or stats.bad_times or stats.bad_values:
+        first = ""
+        if stats.first_skipped is not None:
+            first = " (the first: {} line {})".format(*stats.first_skipped)
+        click.echo(f"binlogkit slowlog: skipped {stats.skipped_lines} unparseable lines{first}, "
+                   f"{stats.bad_times} bad times, {stats.bad_values} bad values", err=True)
 
 
 def _zone_warnings(stats, server_tz):
@@ -141,7 +175,10 @@ def _zone_warnings(stats, server_tz):
 @click.option("-o", "--output", default="-", type=click.Path(dir_okay=False, allow_dash=True),
               help="Output file (required for parquet).")
 def events(files, server_tz, fmt, output):
-    """Write every parsed entry of FILES (one row each, times in UTC)."""
+    """Write every parsed entry of FILES (one row each, times in UTC).
+
+    Exit status: 0 success; 1 bad input (a missing or unreadable file, not a slow log:
+    one line naming it); 2 usage error."""
     from binlogkit.slowlog.fields import BASE_COLUMNS, attrs_text, entry_row
     zone = server_zone(server_tz)
     stats = ParseStats()

@@ -31,7 +31,7 @@ import re
 __all__ = ["ATTR_LINE", "ATTR", "EMPTY_SCHEMA", "attr_pairs", "attrs_of_lines", "USER_HOST",
            "user_host", "SET_META", "set_pairs",
            "NUM", "BOOL", "STRING", "FIXED_TYPES", "IGNORED", "type_of", "unit_of",
-           "pt_number", "is_time_attr"]
+           "pt_number", "is_time_attr", "db_name"]
 
 ATTR_LINE = re.compile(rb"# +[A-Z][A-Za-z_]+: \S")
 ATTR = re.compile(rb"(\w+):\s+(\S+|\Z)")
@@ -61,6 +61,17 @@ IGNORED = frozenset({b"arg", b"cmd", b"insert_id", b"ip", b"port", b"Thread_id",
 _NUM_VALUE = re.compile(rb"(?:\d+|[+-]?\d+\.\d*(?:[eE][+-]?\d+)?)\Z")
 _SIZE_NAME = re.compile(rb"(?:bytes|_sizes?|Bytes_\w+|Query_length)\Z", re.I)
 _TIME_NAME = re.compile(rb"(?:time|wait)\Z")
+
+
+def db_name(value):
+    """A database name from ``use db`` or ``Schema:`` as pt-query-digest keeps it
+    (``sanitize_event``: one leading and one trailing backtick dropped, so
+    ``use `shop``` and ``use shop`` name the same database); None stays None."""
+    if value and value[:1] == b"`":
+        value = value[1:]
+    if value and value[-1:] == b"`":
+        value = value[:-1]
+    return value
 
 
 def attr_pairs(line: bytes) -> list:

@@ -29,7 +29,7 @@ import re
 from binlogkit.slowlog.attrs import pt_number
 from binlogkit.slowlog.fingerprint import fingerprint
 
-__all__ = ["compile_filter", "FilterError"]
+__all__ = ["compile_filter", "compile_filter_names", "unknown_attributes", "FilterError"]
 
 
 class FilterError(ValueError):
@@ -73,6 +73,7 @@ class _Parser:
     def __init__(self, text):
         self.toks = _tokens(text)
         self.i = 0
+        self.names = []         # the attribute names compared, in order
 
     def peek(self):
         return self.toks[self.i]
@@ -117,6 +118,8 @@ class _Parser:
 
     def comparison(self):
         name = self.take("word")[1]
+        if name not in self.names:
+            self.names.append(name)
         op = self.take("op")[1]
         kind, value, at = self.take()
         if kind not in ("num", "str", "word"):
@@ -179,9 +182,21 @@ def _compare(name, op, kind, value):
 
 def compile_filter(text: str):
     """A predicate ``entry -> bool`` for a --filter expression (FilterError if bad)."""
+    return compile_filter_names(text)[0]
+
+
+def compile_filter_names(text: str):
+    """(predicate, the log attributes it names): the names other than the entry's own
+    fields (``db``, ``user``, ``arg``...: :func:`unknown_attributes` checks the rest)."""
     p = _Parser(text)
     if p.peek()[0] == "end":
         raise FilterError("empty filter")
     pred = p.expr()
     p.take("end")
-    return pred
+    own = set(_FIELDS) | set(_TEXT_FIELDS) | {"fingerprint"}
+    return pred, [n for n in p.names if n not in own]
+
+
+def unknown_attributes(names, seen):
+    """The ``names`` no entry had (``seen``: the attribute names, bytes, of the entries)."""
+    return [n for n in names if n.encode() not in seen]

@@ -26,9 +26,10 @@ I/O and corrupt compression do (as :class:`SlowlogError`).
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 from binlogkit.errors import SlowlogError
-from binlogkit.slowlog.attrs import SET_META, attr_pairs, set_pairs, user_host
+from binlogkit.slowlog.attrs import SET_META, attr_pairs, db_name, set_pairs, user_host
 from binlogkit.slowlog.clock import LogClock
 from binlogkit.slowlog.source import display_name, open_slowlog
 from binlogkit.slowlog.timeparse import ServerZone, frac_us as _frac_us, in_range, parse_time_value
@@ -37,6 +38,8 @@ __all__ = ["Entry", "ParseStats", "Inherited", "SlowlogParser", "parse_slowlog",
            "MAX_SECONDS"]
 
 NO_QUERY = b"/* No query */"
+# entries (or bytes) read without a sign of a slow log before the input is refused
+_HOLD_MAX, _HOLD_BYTES = 1000, 64 << 20
 _INF = float("inf")
 
 _PT_TS = re.compile(rb"# Time: (?:[0-9: ]{15}|[-0-9: T]{19})")
@@ -85,7 +88,7 @@ class ParseStats:
 
     __slots__ = ("lines", "entries", "skipped_lines", "header_lines", "dropped_entries",
                  "bad_times", "bad_values", "bytes", "utc_offsets", "zone_assumed",
-                 "zone_overridden")
+                 "zone_overridden", "first_skipped", "recognized")
     _FLAGS = ("zone_assumed", "zone_overridden")
 
     def __init__(self):
@@ -95,10 +98,22 @@ class ParseStats:
         # timestamp (s east of UTC), and flags: a zone was assumed / --server-tz overridden
         self.utc_offsets = ()
         self.zone_assumed = self.zone_overridden = 0
+        self.first_skipped = None      # (file, line number) of the first skipped line
+        # entries with anything of a slow log's (a Time, User@Host or attribute line, an
+        # administrator command): none, no server header and some bytes: not a slow log
+        self.recognized = 0
+
+    def skip(self, name, line, n=1):
+        """Count ``n`` skipped lines, the first of them at ``line`` of ``name``."""
+        self.skipped_lines += n
+        if self.first_skipped is None:
+            self.first_skipped = (name, line)
 
     def add(self, other):
         for k in self.__slots__:
-            if k == "utc_offsets":
+            if k == "first_skipped":
+                self.first_skipped = self.first_skipped or other.first_skipped
+            elif k == "utc_offsets":
                 self.utc_offsets = tuple(sorted(set(self.utc_offsets + other.utc_offsets)))
             elif k in self._FLAGS:
                 setattr(self, k, max(getattr(self, k), getattr(other, k)))
@@ -106,7 +121,8 @@ class ParseStats:
                 setattr(self, k, getattr(self, k) + getattr(other, k))
 
     def as_dict(self):
-        got = {k: getattr(self, k) for k in self.__slots__}
+        got = {k: getattr(self, k) for k in self.__slots__
+               if k not in ("first_skipped", "recognized")}
         got["utc_offsets"] = sorted(set(self.utc_offsets))
         return got
 
@@ -196,9 +212,24 @@ class SlowlogParser:
     def __iter__(self):
         stream = open_slowlog(self.path)
         machine = LineMachine(self)
+        st = self.stats
+        held = []       # entries kept back until the input shows it is a slow log
         try:
-            yield from machine.run(stream)
-            yield from machine.finish()
+            for ev in chain(machine.run(stream), machine.finish()):
+                if held is not None:
+                    held.append(ev)
+                    if not (st.recognized or st.header_lines):
+                        if len(held) < _HOLD_MAX and machine.pos < _HOLD_BYTES:
+                            continue
+                        self.not_a_slowlog()
+                    yield from held
+                    held = None
+                    continue
+                yield ev
+            if held is not None:
+                if st.bytes and not (st.recognized or st.header_lines):
+                    self.not_a_slowlog()
+                yield from held
         except SlowlogError:
             raise
         except OSError as exc:
@@ -281,8 +312,10 @@ class SlowlogParser:
             return None
         if db is None:
             db = attrs.get(b"Schema")
-        self._finish(ev, ts, db, attrs)
+        self._finish(ev, ts, db_name(db), attrs)
         self.stats.entries += 1
+        if attrs or ts is not None or got_uh or ev.cmd == b"Admin":
+            self.stats.recognized += 1
         return ev
 
     def _user_host(self, ev, text, attrs):
@@ -390,6 +423,10 @@ class SlowlogParser:
         return value
 
 
+    def not_a_slowlog(self):
+        raise SlowlogError("not a slow log (no slow-log entries found)", path=self.name, offset=0)
+
+
 def parse_slowlog(paths, zone=None, server_version=None, stats=None):
     """Entries of several logs in order; ``stats`` (a ParseStats) is filled in."""
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
@@ -417,7 +454,7 @@ class LineMachine:
     """
 
     __slots__ = ("p", "meta", "qlines", "admin", "started", "prev_semi", "pos", "lineno",
-                 "start_pos", "start_line", "stopped")
+                 "start_pos", "start_line", "stopped", "misaligned")
 
     def __init__(self, parser, pos=0, lineno=0):
         self.p = parser
@@ -433,6 +470,9 @@ class LineMachine:
         self.started = False       # the current entry has at least one line
         self.prev_semi = False     # the last kept line ended with ";\n"
         self.start_pos = self.start_line = 0
+        # pt's reader stands after a special-case admin statement (read up to ";\n"):
+        # its next record starts on this line and gets a "#" put in front of it
+        self.misaligned = False
 
     @property
     def pending(self):
@@ -451,6 +491,7 @@ class LineMachine:
         is_header = p.is_header
         meta, qlines, admin = self.meta, self.qlines, self.admin
         started, prev_semi = self.started, self.prev_semi
+        misaligned = self.misaligned
         pos, lineno = self.pos, self.lineno
         start_pos, start_line = self.start_pos, self.start_line
         pos0, lineno0 = pos, lineno
@@ -488,12 +529,21 @@ class LineMachine:
                     if raw[-2:] == b";\n":
                         ev = build(meta, None, start_pos, start_line, False, admin)
                         meta, admin, started, prev_semi = [], None, False, False
+                        misaligned = True
                         if ev is not None:
                             yield ev
-                        if resync is not None and resync(pos):
-                            self.stopped = True
-                            return
                     continue
+                if misaligned:
+                    misaligned = False
+                    if c != b"#":
+                        # pt reads "#" + this line: a meta line that says nothing
+                        # (``#SELECT ...``, ``#use db;``); the record goes on from here
+                        start_pos, start_line = pos, lineno
+                        meta = [b"#" + raw]
+                        started = True
+                        prev_semi = raw[-2:] == b";\n"
+                        pos += length
+                        continue
                 if c == b"#":
                     if prev_semi and started:
                         if any(m.startswith(b"# administrator command:") for m in meta):
@@ -507,11 +557,9 @@ class LineMachine:
                                 continue
                             ev = build(meta, None, start_pos, start_line, False, admin)
                             meta, admin, started, prev_semi = [], None, False, False
+                            misaligned = True
                             if ev is not None:
                                 yield ev
-                            if resync is not None and resync(pos):
-                                self.stopped = True
-                                return
                             continue
                         meta = []
                         if ev is not None:
@@ -533,7 +581,7 @@ class LineMachine:
                 elif started:
                     qlines = [raw]
                 else:
-                    st.skipped_lines += 1
+                    st.skip(p.name, lineno)
                     pos += length
                     continue
                 prev_semi = raw[-2:] == b";\n"
@@ -541,6 +589,7 @@ class LineMachine:
         finally:
             self.meta, self.qlines, self.admin = meta, qlines, admin
             self.started, self.prev_semi = started, prev_semi
+            self.misaligned = misaligned
             self.start_pos, self.start_line = start_pos, start_line
             st.lines += lineno - lineno0
             st.bytes += pos - pos0
@@ -560,7 +609,7 @@ class LineMachine:
             ev = None
             if meta:
                 p.stats.dropped_entries += 1
-                p.stats.skipped_lines += len(meta)
+                p.stats.skip(p.name, self.start_line, len(meta))
         self.reset()
         if ev is not None:
             yield ev

@@ -47,7 +47,7 @@ from operator import add, itemgetter, mul
 
 from binlogkit._accel import speedups as _speedups
 from binlogkit.errors import SlowlogError
-from binlogkit.slowlog.attrs import attr_pairs, user_host
+from binlogkit.slowlog.attrs import attr_pairs, db_name, user_host
 from binlogkit.slowlog.attrstats import pt_ts
 from binlogkit.slowlog.metric import floats_and_buckets
 from binlogkit.slowlog.parser import MAX_SECONDS, LineMachine, SlowlogParser
@@ -360,6 +360,7 @@ class BulkScanner:
         st.lines += nl
         st.bytes += b - a
         st.entries += run.n
+        st.recognized += run.n
         return k
 
     def _row_time(self, i, infos, qts):
@@ -484,7 +485,7 @@ def _fill_dbs(uses, infos, last_db):
     append = dbs.append
     for d, schema in zip(uses, schemas):
         if d:
-            last_db = d
+            last_db = db_name(d)
         elif schema is not None:
             last_db = schema
         append(last_db)
@@ -510,7 +511,7 @@ def _x1_attrs(x1):
                 (b"# Time:", b"# administrator command:")):
             return _BAD
         attrs.update(attr_pairs(text))
-    return attrs.get(b"Schema"), b"End" in attrs, False, b"QC_hit" in attrs
+    return db_name(attrs.get(b"Schema")), b"End" in attrs, False, b"QC_hit" in attrs
 
 
 def scan_slowlogs(paths, sink, zone=None, server_version=None, stats=None):

@@ -57,8 +57,7 @@ SIMPLE_PRINTERS = {
 # events whose print() adds to the header cache rather than starting it anew
 _HEAD_KEEPERS = L.ROWS_EVENT_TYPES | {L.TABLE_MAP_EVENT, L.ANNOTATE_ROWS_EVENT}
 # 5.1 pre-GA rows events: mariadb-binlog does not print them through print_row_event()
-PRE_GA_ROWS_EVENTS = frozenset({L.PRE_GA_WRITE_ROWS_EVENT, L.PRE_GA_UPDATE_ROWS_EVENT,
-                                L.PRE_GA_DELETE_ROWS_EVENT})
+PRE_GA_ROWS_EVENTS = P.PRE_GA_ROWS_EVENTS
 KNOWN_TYPES = frozenset(SIMPLE_PRINTERS) | L.ROWS_EVENT_TYPES | {
     L.FORMAT_DESCRIPTION_EVENT, L.QUERY_EVENT, L.QUERY_COMPRESSED_EVENT,
     L.BEGIN_LOAD_QUERY_EVENT, L.APPEND_BLOCK_EVENT, L.EXECUTE_LOAD_QUERY_EVENT,

@@ -483,6 +483,13 @@ def print_table_map(p, raw, body):
 ROWS_EVENT_NAMES = {
     "write": b"Write_rows", "update": b"Update_rows", "delete": b"Delete_rows",
 }
+# Write/Update/Delete_rows_log_event_old (types 20-22 of the 5.1 betas): mariadb-binlog names
+# them so, prints their base64 and never decodes nor counts their rows (-v prints no ### lines)
+OLD_ROWS_NAMES = {
+    "write": b"Write_rows_old", "update": b"Update_rows_old", "delete": b"Delete_rows_old",
+}
+PRE_GA_ROWS_EVENTS = frozenset({L.PRE_GA_WRITE_ROWS_EVENT, L.PRE_GA_UPDATE_ROWS_EVENT,
+                                L.PRE_GA_DELETE_ROWS_EVENT})
 COMPRESSED_ROWS_NAMES = {
     "write": b"Write_compressed_rows", "update": b"Update_compressed_rows",
     "delete": b"Delete_compressed_rows",
@@ -494,14 +501,20 @@ def print_rows(p, raw, body):
     st, opts = p.state, p.options
     encoded = p.encoded
     if not opts.short_form:
-        names = COMPRESSED_ROWS_NAMES if raw.type_code in L.COMPRESSED_ROWS_EVENT_TYPES else ROWS_EVENT_NAMES
+        old = raw.type_code in PRE_GA_ROWS_EVENTS
+        names = COMPRESSED_ROWS_NAMES if raw.type_code in L.COMPRESSED_ROWS_EVENT_TYPES else (
+            OLD_ROWS_NAMES if old else ROWS_EVENT_NAMES)
         print_header(p, raw, st.head)
+        # an old event's header says STMT_END_F with its base64 whatever its flags, and
+        # never without (as mariadb-binlog 10.11 prints them: tests/test_print_legacy.py)
+        end = encoded if old else body.flags & L.STMT_END_F
         st.head.append(b"\t%s: table id %d%s\n" % (
-            names[body.kind], body.table_id, b" flags: STMT_END_F" if body.flags & L.STMT_END_F else b""))
+            names[body.kind], body.table_id, b" flags: STMT_END_F" if end else b""))
     if not opts.short_form or opts.print_row_count:
         if encoded:
             st.body.append(base64_lines(raw.data))
-        p.account_rows(raw, body)
+        if raw.type_code not in PRE_GA_ROWS_EVENTS:
+            p.account_rows(raw, body)
     if body.flags & L.STMT_END_F:
         p.flush_statement(encoded)
 
