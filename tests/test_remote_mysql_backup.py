@@ -229,7 +229,7 @@ def test_raw_copy_to_last_log_over_tcp(server, tmp_path):
                "INSERT INTO b.t (v, n) VALUES ('b', 2);")
     first = server.binlog_files()[0].name
     proc = subprocess.run([sys.executable, "-m", "binlogkit", "print", "-R", "--raw", "-t",
-                           f"--result-file={tmp_path}/", *tcp_args(server), "--ssl", first],
+                           f"--result-file={tmp_path}/", *tcp_args(server), "--ssl-mode=REQUIRED", first],
                           capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     check_copy(server, tmp_path, first)
