@@ -21,6 +21,7 @@ LAYERS = [
     ("readers", ["binlogkit.printer", "binlogkit.slowlog"]),
     ("analysis", ["binlogkit.analysis", "binlogkit.frames"]),
     ("report", ["binlogkit.report"]),
+    ("watch", ["binlogkit.watch"]),
     ("commands", ["binlogkit.cli", "binlogkit.__main__", "binlogkit.lab"]),
 ]
 ROOMS = {"readers"}

@@ -158,6 +158,18 @@ def first_difference(mine, theirs):
     return f"sizes {len(a)} (copy) and {len(b)} (server), first difference at {where}"
 
 
+def dump_threads(srv):
+    return srv.sql("SELECT id FROM information_schema.processlist "
+                   "WHERE command LIKE 'Binlog Dump%';").split()
+
+
+def wait_for_dumps(srv, count, timeout=60.0):
+    """Until `count` dump threads run (a client started on a loaded machine takes a while)."""
+    deadline = time.monotonic() + timeout
+    while len(dump_threads(srv)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 def kill_dump_threads(srv):
     ids = srv.sql("SELECT id FROM information_schema.processlist "
                   "WHERE command LIKE 'Binlog Dump%';").split()
@@ -195,7 +207,8 @@ def test_backup_survives_faults(server, tmp_path):
     proc = start_backup(server, tmp_path, first, "--connection-server-id=2")
     anchor, anchor_dir = start_anchor(server, first)
     try:
-        time.sleep(2.0)
+        wait_for_dumps(server, 2)
+        time.sleep(0.5)
         server.sql("FLUSH BINARY LOGS;")
         writer.pause.set()
         time.sleep(7.0)                     # idle longer than the heartbeat period (5 s)
@@ -247,7 +260,8 @@ def test_gtid_mode_backup_resumes(server, tmp_path):
     proc = start_backup(server, tmp_path, first, "--read-from-remote-source=BINLOG-DUMP-GTIDS",
                         remote_option=None)
     try:
-        time.sleep(2.0)
+        wait_for_dumps(server, 1)
+        time.sleep(0.5)
         assert kill_dump_threads(server) >= 1
         time.sleep(1.0)
         server.sql("FLUSH BINARY LOGS;")
@@ -324,7 +338,8 @@ def test_gtid_mode_backup_with_excluded_gtids_matches_mysqlbinlog(server, tmp_pa
     writer.start()
     proc = start_backup(server, tmp_path, first, *gtid_args, remote_option=None)
     try:
-        time.sleep(2.0)
+        wait_for_dumps(server, 1)
+        time.sleep(0.5)
         assert kill_dump_threads(server) >= 1
         time.sleep(1.0)
         server.sql("FLUSH BINARY LOGS;")

@@ -12,7 +12,8 @@ class LazyGroup(click.Group):
     LAZY = {"print": ("binlogkit.cli.print_cmd", "print_cmd"),
             "slowlog": ("binlogkit.cli.slowlog", "slowlog"),
             "report": ("binlogkit.cli.report", "report"),
-            "export": ("binlogkit.cli.export", "export_cmd")}
+            "export": ("binlogkit.cli.export", "export_cmd"),
+            "watch": ("binlogkit.cli.watch", "watch")}
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.LAZY))

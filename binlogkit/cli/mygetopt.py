@@ -125,6 +125,8 @@ class Getopt:
         self.stderr = stderr or sys.stderr
         self.on_version = on_version or (lambda: None)
         self.shorts = {short: name for name, (short, _) in {**self.extras, **table}.items() if short}
+        self.secrets = []       # (command-line argument, password in it): cli.passwords hides them
+        self._arg = None        # the command-line argument being read, None in option files
 
     def parse(self, file_args, cmd_args):
         """Plain long options and positional arguments, in order."""
@@ -141,7 +143,9 @@ class Getopt:
                 out.append("--")
                 out.extend(args)
                 break
+            self._arg = arg
             self._one(arg, args, out)
+        self._arg = None
         if pending:
             raise GetoptError(pending, [])
         return out
@@ -259,6 +263,8 @@ class Getopt:
         elif value is None:
             out.append(f"--{name}")
         else:
+            if name == "password" and self._arg is not None:
+                self.secrets.append((self._arg, value))
             out.append(f"--{name}={value}")
 
     def _bool(self, name, value, out):

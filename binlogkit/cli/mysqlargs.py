@@ -64,6 +64,11 @@ def normalize_args(args, known, stdout=None, stderr=None):
     if versions:
         stdout.flush()
         sys.exit(0)
+    if getopt.secrets:
+        # as the real tools: the password leaves the process's command line (ps) at once
+        from binlogkit.cli.passwords import hide
+        hide(getopt.secrets)
+        parsed.append("--password-on-command-line")
     return _known_only(parsed, known)
 
 
@@ -77,7 +82,8 @@ def mysql_command_line(file_args, cmd_args, known):
     try:
         parsed = quiet.parse(file_args, cmd_args)
     except GetoptError:         # the real parse says what is wrong: a rough look here
-        parsed = [arg for arg in cmd_args if not arg.startswith("-") or arg == "-"]
+        parsed = [arg for arg in file_args + list(cmd_args) if not arg.startswith("-")
+                  or arg == "-" or arg.startswith(("--flavor=", "--mysqlbinlog-version", "--flashback"))]
     flavor, files, remote, connection = None, [], False, {}
     for i, arg in enumerate(parsed):
         if arg == "--":

@@ -176,6 +176,12 @@ def run_print(files, kw):
 def _run_print(files, kw):
     out = None
     try:
+        if kw.get("password_on_command_line") and kw.get("flavor") == "mysql":
+            from binlogkit.cli.passwords import MYSQL_WARNING
+            sys.stderr.write(MYSQL_WARNING + "\n")
+        if kw.get("ssl_mode") is not None:
+            from binlogkit.cli.remote import check_ssl_mode
+            check_ssl_mode(kw["ssl_mode"])
         if (kw.get("read_from_remote_server")
                 and (kw.get("read_from_remote_source") or "").upper() == "BINLOG-DUMP-GTIDS"):
             # mysqlbinlog 9.7 refuses the pair (the source option alone reads remotely)

@@ -6,6 +6,7 @@ import sys
 import time
 
 from binlogkit.errors import BinlogkitError
+from binlogkit.cli.passwords import MYSQL_WARNING
 from binlogkit.remote.connection import ConnectOptions, connect
 
 
@@ -14,12 +15,31 @@ def connect_options(kw):
     password = kw.get("password")
     if kw.get("password_prompt"):
         password = _ask_password()
+    ssl_mode = check_ssl_mode(kw.get("ssl_mode"))
+    if ssl_mode in ("PREFERRED", "REQUIRED") and (kw.get("ssl_ca") or kw.get("ssl_capath")):
+        sys.stderr.write("WARNING: no verification of server certificate will be done. "
+                         "Use --ssl-mode=VERIFY_CA or VERIFY_IDENTITY.\n")
     return ConnectOptions(
         host=kw.get("host"), port=kw.get("port") or 0, socket=kw.get("socket"),
         user=kw.get("user"), password=password, protocol=kw.get("protocol"),
-        ssl=bool(kw.get("ssl")), ssl_ca=kw.get("ssl_ca"), ssl_capath=kw.get("ssl_capath"),
-        ssl_cert=kw.get("ssl_cert"), ssl_key=kw.get("ssl_key"), ssl_cipher=kw.get("ssl_cipher"),
-        ssl_verify_server_cert=bool(kw.get("ssl_verify_server_cert")))
+        ssl=kw.get("ssl"), ssl_mode=ssl_mode, ssl_ca=kw.get("ssl_ca"),
+        ssl_capath=kw.get("ssl_capath"), ssl_cert=kw.get("ssl_cert"), ssl_key=kw.get("ssl_key"),
+        ssl_cipher=kw.get("ssl_cipher"),
+        ssl_verify_server_cert=bool(kw.get("ssl_verify_server_cert")),
+        enable_cleartext_plugin=bool(kw.get("enable_cleartext_plugin")),
+        server_public_key_path=kw.get("server_public_key_path"),
+        get_server_public_key=bool(kw.get("get_server_public_key")))
+
+
+def check_ssl_mode(text):
+    """--ssl-mode's value upper-cased, or mysqlbinlog's error (exit 1)."""
+    if text is None:
+        return None
+    from binlogkit.remote.handshake import SSL_MODES
+    if text.upper() not in SSL_MODES:
+        raise BinlogkitError(f"Unknown option to ssl-mode: {text}\nAlternatives are: "
+                             + ",".join(f"'{mode}'" for mode in SSL_MODES))
+    return text.upper()
 
 
 def _ask_password():
@@ -29,8 +49,25 @@ def _ask_password():
         return ""
 
 
-def _connector(options):
-    return lambda: connect(options)
+def _connector(options, kw=None):
+    """connect(options) as a callable; the first connection to a MySQL server with a
+    password from the command line prints mysqlbinlog's warning (mariadb-binlog has none)."""
+    pending = [bool(kw and kw.get("password_on_command_line"))
+               and (kw.get("flavor") or "auto") != "mysql"]
+
+    def connector():
+        conn = connect(options, warn=_client_warning)
+        if pending[0]:
+            pending[0] = False
+            if "mariadb" not in str(getattr(conn, "server_version", "")).lower():
+                sys.stderr.write(MYSQL_WARNING + "\n")
+                sys.stderr.flush()
+        return conn
+    return connector
+
+
+def _client_warning(text):
+    sys.stderr.write(f"mysqlbinlog: [Warning] {text}\n")
 
 
 def remote_source(kw, print_options):
@@ -40,7 +77,7 @@ def remote_source(kw, print_options):
         start_gtids = ",".join("%d-%d-%d" % gtid for gtid in print_options.start_gtids)
     from binlogkit.remote.greeting import greeting_version
     options = connect_options(kw)
-    return RemoteSource(_connector(options), to_last_log=kw.get("to_last_log"),
+    return RemoteSource(_connector(options, kw), to_last_log=kw.get("to_last_log"),
                         stop_never=kw.get("stop_never"), server_id=kw.get("connection_server_id") or 0,
                         skip_annotate_row_events=kw.get("skip_annotate_row_events"),
                         start_gtids=start_gtids, gtid_set=_dump_gtid_set(kw),
@@ -54,10 +91,11 @@ def run_raw(files, kw):
     gtid_set = _dump_gtid_set(kw)
     prefix = kw.get("result_file") or ""
     status = _status_line if sys.stderr.isatty() else None
+    connector = _connector(connect_opts, kw)
     stop = _StopOnSignal()
     try:
         for name in (files[:1] if kw.get("to_last_log") or kw.get("stop_never") else files):
-            backup = RawBackup(_connector(connect_opts), name, prefix=prefix,
+            backup = RawBackup(connector, name, prefix=prefix,
                                stop_never=kw.get("stop_never"), to_last_log=kw.get("to_last_log"),
                                server_id=kw.get("connection_server_id") or 0,
                                retries=kw.get("connect_retries"), status=status, notice=_notice,

@@ -92,6 +92,9 @@ def _fail(exc) -> None:
               help="Zone of the slow log's zone-less times (IANA name or +HH:MM); default: local.")
 def report(binlogs, slowlogs, since, until, threshold, fmt, output, plot, state, server_tz,
            start_log, **conn):
+    if conn.get("password"):
+        from binlogkit.cli.passwords import hide_value
+        hide_value(conn["password"], sys.argv)     # out of `ps`, as mysqlbinlog does
     zone = server_zone(server_tz)
     since_us = parse_bound(since, zone) if since else None
     until_us = parse_bound(until, zone) if until else None

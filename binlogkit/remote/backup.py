@@ -21,7 +21,7 @@ from binlogkit.binlog.events import decode_event
 from binlogkit.errors import BinlogError, BinlogkitError
 from binlogkit.remote.framer import ReceivedEvents
 from binlogkit.remote.groups import GroupTracker
-from binlogkit.remote.localcopy import LocalCopy, resume_point, scan_gtids
+from binlogkit.remote.localcopy import LocalCopy, check_log_name, resume_point, scan_gtids
 from binlogkit.remote.gtids import GtidAccumulator
 from binlogkit.remote.protocol import (
     CR_SERVER_LOST, ER_MASTER_FATAL_ERROR_READING_BINLOG, ConnectionLost, DumpStream, ServerError,
@@ -82,6 +82,7 @@ class RawBackup:
                     self.gtids.add(sid, tag, gno)
                 position = self.copy.server_end
         failures = 0
+        bad_events = 0
         try:
             while True:
                 try:
@@ -93,26 +94,37 @@ class RawBackup:
                             f"another replica or backup connected with server id "
                             f"{self.server_id} and the server dropped this one ({exc.message}); "
                             "give each its own --connection-server-id", exc.errno) from None
-                    failures = 1 if self.received else failures + 1
+                    # a fresh failure only once the copy got further (a server that sends
+                    # the same events and drops the connection again and again is one
+                    # failure repeated, not a new one each time)
+                    failures = 1 if self._progressed(logname, position) else failures + 1
                     if self.retries is not None and failures > self.retries:
                         raise
                     self._pause(failures, exc)
                 except BinlogError as exc:      # a bad event (CRC): fetch it again
-                    failures = 1 if self.received else failures + 1
-                    if failures > 5 or (self.retries is not None and failures > self.retries):
+                    bad_events = 1 if self._progressed(logname, position) else bad_events + 1
+                    if bad_events > 5 or (self.retries is not None and bad_events > self.retries):
                         raise
                     self.notice(f"{exc}; fetching it again")
                 if self.copy is not None:
                     self.copy.discard_pending()
-                    if self.gtids is not None:      # the server's offset (a GTID dump's
-                        logname, position = self.copy.name, self.copy.server_end  # copy lacks some)
-                    elif self.copy.fd is None:      # complete: ask for what follows it
-                        logname, position = self.copy.name, self.copy.size
-                    else:
-                        logname, position = self.copy.name, self.copy.safe_end
+                    logname, position = self._resume_from()
         finally:
             if self.copy is not None:
                 self.copy.close()
+
+    def _resume_from(self):
+        """(log, offset) the next dump asks for: after the last complete group."""
+        copy = self.copy
+        if self.gtids is not None:      # the server's offset (a GTID dump's copy lacks some)
+            return copy.name, copy.server_end
+        if copy.fd is None:         # complete: ask for what follows it
+            return copy.name, copy.size
+        return copy.name, copy.safe_end
+
+    def _progressed(self, logname, position):
+        """Did the dump that started at (logname, position) add a complete group?"""
+        return self.copy is not None and self._resume_from() != (logname, position)
 
     def _pause(self, failures, exc):
         self.reconnects += 1
@@ -158,7 +170,7 @@ class RawBackup:
                 continue
             raw = framer.frame(data, self.copy.size if self.copy else 0)
             if type_code == L.ROTATE_EVENT and raw.when == 0:
-                name = decode_event(raw, framer.fde).new_log_ident.decode()
+                name = decode_event(raw, framer.fde).new_log_ident.decode("utf-8", "surrogateescape")
                 if not self._switch(name, logname, resuming):
                     return True
                 resuming = self.copy.size > L.BIN_LOG_HEADER_SIZE
@@ -195,6 +207,7 @@ class RawBackup:
 
     def _switch(self, name, requested, resuming):
         """A fake Rotate naming `name`: open (or go on with) its copy."""
+        check_log_name(name)        # whatever is done with it: a name, not a path
         copy = self.copy
         if copy is not None and copy.name == name:
             return True
@@ -210,6 +223,8 @@ class RawBackup:
 
     def _append(self, raw, framer, groups):
         copy = self.copy
+        if self.gtids is None:      # a GTID dump's copy lacks what the server skipped
+            _check_place(raw, copy)
         if raw.type_code == L.FORMAT_DESCRIPTION_EVENT:
             copy.start(raw.data)
             groups.reset()
@@ -238,8 +253,10 @@ class RawBackup:
         and never another event: without this look the copy would silently stop."""
         copy = self.copy
         now = time.monotonic()
-        if (copy is None or copy.fd is None or not self.heartbeat_checks
-                or now - self.checked_at < (self.heartbeat or 0)):
+        if (copy is None or copy.fd is None or not self.heartbeat_checks or not self.heartbeat
+                or now - self.checked_at < self.heartbeat):
+            # (heartbeats nobody asked for, or faster than asked: no look, and no new
+            # connection for each)
             return
         self.checked_at = now
         try:
@@ -271,6 +288,20 @@ class RawBackup:
 
 _HEARTBEATS = frozenset({L.HEARTBEAT_LOG_EVENT, L.HEARTBEAT_LOG_EVENT_V2})
 _GTID_TYPES = frozenset({L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT, L.GTID_TAGGED_LOG_EVENT})
+def _check_place(raw, copy):
+    """An event's end position (log_pos, when the server set one) must be where it
+    ends in the copy: a server that sends events of another place (or another
+    log) would otherwise make a copy that is not its file."""
+    end = raw.log_pos
+    if not end:
+        return
+    at = copy.size or L.BIN_LOG_HEADER_SIZE
+    if end != at + len(raw.data):
+        raise BinlogError(f"the server sent an event ending at {end} where the copy of "
+                          f"{copy.name} is at {at}: not the next event of that log",
+                          path=copy.path, offset=at, type_code=raw.type_code)
+
+
 _NO_PRIVILEGE = frozenset({1044, 1045, 1142, 1227})
 ER_SLAVE_SAME_ID = 4052         # "A slave with the same server_uuid/server_id is already connected"
 

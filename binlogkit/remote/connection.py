@@ -3,7 +3,9 @@
 `ConnectOptions` holds mysqlbinlog's connection options; `connect()` opens an
 authenticated pymysql connection with them: the unix socket for localhost
 (or no host) unless `--protocol=TCP`, else TCP; `MYSQL_PWD` when no password
-is given; TLS with --ssl/--ssl-ca/--ssl-cert/--ssl-key.
+is given; TLS, auth plugins and packet sizes as remote.handshake decides them
+(--ssl-mode, --ssl*, --enable-cleartext-plugin, --server-public-key-path,
+--get-server-public-key).  Every read has a timeout (`read_timeout`).
 """
 import getpass
 import os
@@ -23,15 +25,20 @@ class ConnectOptions:
     user: str = None
     password: str = None        # None: MYSQL_PWD, else none
     protocol: str = None
-    ssl: bool = False
+    ssl: bool = None            # MariaDB's --ssl / --skip-ssl; None: not given
+    ssl_mode: str = None        # MySQL's --ssl-mode; None: the server flavor's default
     ssl_ca: str = None
     ssl_capath: str = None
     ssl_cert: str = None
     ssl_key: str = None
     ssl_cipher: str = None
     ssl_verify_server_cert: bool = False
+    enable_cleartext_plugin: bool = False
+    server_public_key_path: str = None
+    get_server_public_key: bool = False
     connect_timeout: float = 30.0
-    read_timeout: float = None
+    read_timeout: float = 600.0     # no byte from the server for this long: connection lost
+    max_packet: int = 1 << 30       # mysqlbinlog's max_allowed_packet
 
     @property
     def uses_socket(self):
@@ -75,21 +82,6 @@ class ConnectOptions:
             return self.password
         return os.environ.get("MYSQL_PWD", "")
 
-    def ssl_args(self):
-        if not (self.ssl or self.ssl_ca or self.ssl_capath or self.ssl_cert or self.ssl_key
-                or self.ssl_cipher or self.ssl_verify_server_cert):
-            return None
-        args = {}
-        for key in ("ca", "capath", "cert", "key", "cipher"):
-            value = getattr(self, "ssl_" + key)
-            if value:
-                args[key] = value
-        args["check_hostname"] = bool(self.ssl_verify_server_cert)
-        if not self.ssl_verify_server_cert:
-            args["verify_mode"] = 0       # ssl.CERT_NONE: encrypt, do not verify
-        return args
-
-
 def _os_user():
     try:
         return getpass.getuser()
@@ -97,39 +89,40 @@ def _os_user():
         return ""
 
 
-def connect(options, read_timeout=None):
-    """An authenticated pymysql connection, or ServerError('Failed on connect: ...')."""
-    import pymysql
+def connect(options, read_timeout=None, warn=None):
+    """An authenticated connection (remote.handshake.Handshake), or
+    ServerError('Failed on connect: ...').  `warn(text)` gets the client's warnings
+    (a --server-public-key-path that cannot be read)."""
+    from binlogkit.remote.handshake import Handshake
     protocol = (options.protocol or "").lower()
     if protocol and protocol not in PROTOCOLS:
         raise ServerError(f"Unknown option to protocol: {options.protocol}")
     kwargs = dict(user=options.login(), password=options.secret(),
                   connect_timeout=options.connect_timeout, autocommit=None,
-                  read_timeout=read_timeout, charset="utf8mb4",
-                  program_name="binlogkit")
+                  read_timeout=read_timeout or options.read_timeout, charset="utf8mb4",
+                  program_name="binlogkit", server_public_key=_public_key(options, warn),
+                  binlogkit_options=options, max_packet=options.max_packet)
     if options.uses_socket:
         kwargs["unix_socket"] = options.socket_path()
     else:
         kwargs["host"] = options.tcp_host()
         kwargs["port"] = options.tcp_port()
-    ssl = options.ssl_args()
-    if ssl is not None:
-        kwargs["ssl"] = _ssl_context(ssl)
     try:
-        return pymysql.connect(**kwargs)
+        return Handshake(**kwargs)
     except Exception as exc:
         error = _server_error(exc)
         raise ServerError(f"Failed on connect: {error.message}", error.errno) from None
 
 
-def _ssl_context(args):
-    import ssl
-    ctx = ssl.create_default_context(cafile=args.get("ca"), capath=args.get("capath"))
-    ctx.check_hostname = args.get("check_hostname", False)
-    if args.get("verify_mode") == 0:
-        ctx.verify_mode = ssl.CERT_NONE
-    if args.get("cert"):
-        ctx.load_cert_chain(args["cert"], args.get("key"))
-    if args.get("cipher"):
-        ctx.set_ciphers(args["cipher"])
-    return ctx
+def _public_key(options, warn):
+    """--server-public-key-path's PEM, or None (libmysql warns and goes on without)."""
+    path = options.server_public_key_path
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as f:
+            return f.read(1 << 16)
+    except OSError:
+        if warn is not None:
+            warn(f"Failed to locate server public key '{path}'.")
+        return None

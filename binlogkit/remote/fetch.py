@@ -13,6 +13,7 @@ import os
 
 from binlogkit.errors import BinlogkitError
 from binlogkit.remote.backup import RawBackup
+from binlogkit.remote.localcopy import check_log_name
 from binlogkit.remote.protocol import DumpStream
 
 
@@ -32,7 +33,7 @@ def server_binlogs(connect):
 def fetch_binlogs(connect, directory, first=None, notice=None):
     """Copy the server's binlogs (from `first`, default the oldest) into `directory`;
     returns the copies' paths in order."""
-    names = server_binlogs(connect)
+    names = [check_log_name(_text(name)) for name in server_binlogs(connect)]
     if not names:
         raise BinlogkitError("the server has no binary logs (log_bin is off)")
     if first is not None:

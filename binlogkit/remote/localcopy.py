@@ -25,6 +25,39 @@ class CopyError(BinlogkitError):
     """The local copy cannot be written, or is not the server's log."""
 
 
+class UnsafeNameError(CopyError):
+    """A binlog name (from the server) that is not a plain file name."""
+
+
+NAME_MAX = 255
+
+
+def check_log_name(name):
+    """The copy's path is the --result-file prefix plus the binlog name the server
+    sends (Rotate events, SHOW BINARY LOGS): the name must be a plain file name, or
+    a server (or whoever answers in its place) could make the backup create or
+    truncate files anywhere.  Raises UnsafeNameError, before anything is written."""
+    raw = name.encode("utf-8", "surrogateescape") if isinstance(name, str) else bytes(name)
+    why = None
+    if not raw:
+        why = "empty"
+    elif len(raw) > NAME_MAX:
+        why = f"{len(raw)} bytes, over {NAME_MAX}"
+    elif raw in (b".", b".."):
+        why = "a directory"
+    elif b"/" in raw or b"\\" in raw:
+        why = "has a path separator"
+    elif b"\0" in raw:
+        why = "has a NUL byte"
+    elif any(byte < 0x20 or byte == 0x7F for byte in raw):
+        why = "has a control character"
+    if why is not None:
+        shown = repr(raw[:80])[1:] + ("..." if len(raw) > 80 else "")
+        raise UnsafeNameError(f"binlog name {shown} is not a plain file name ({why}): "
+                              "stopping, nothing written for it")
+    return name
+
+
 class LocalCopy:
     def __init__(self, name, path, fd, size, fde=None):
         self.name = name
@@ -41,7 +74,7 @@ class LocalCopy:
     # -- opening ----------------------------------------------------------------
     @classmethod
     def create(cls, prefix, name):
-        path = prefix + name
+        path = prefix + check_log_name(name)
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o640)
         except OSError as exc:
@@ -52,7 +85,7 @@ class LocalCopy:
     @classmethod
     def resume(cls, prefix, name, position):
         """Go on with an earlier run's copy, cut back to `position`."""
-        path = prefix + name
+        path = prefix + check_log_name(name)
         try:
             fd = os.open(path, os.O_RDWR)
             os.ftruncate(fd, position)
@@ -196,7 +229,7 @@ def resume_point(prefix, first_log, notice=lambda message: None):
     seen = set()
     while name not in seen:
         seen.add(name)
-        path = prefix + name
+        path = prefix + check_log_name(name)
         try:
             size = os.path.getsize(path)
         except OSError:
@@ -234,7 +267,8 @@ def scan_copy(path):
                 if groups.feed_event(raw, reader.fde):
                     safe_end = raw.pos + raw.event_size
                     if raw.type_code == L.ROTATE_EVENT:
-                        next_log = decode_event(raw, reader.fde).new_log_ident.decode()
+                        next_log = decode_event(raw, reader.fde).new_log_ident.decode(
+                            "utf-8", "surrogateescape")
                     stopped = raw.type_code == L.STOP_EVENT
     except BinlogkitError:
         pass                # a torn last event: the copy ends at safe_end

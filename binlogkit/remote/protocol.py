@@ -53,6 +53,7 @@ class DumpStream:
     def __init__(self, conn):
         self.conn = conn
         self._read = conn._rfile.read
+        self.max_packet = getattr(conn, "_max_packet", 1 << 30)    # remote.handshake
 
     # -- set-up ---------------------------------------------------------------
     def query(self, sql):
@@ -146,10 +147,14 @@ class DumpStream:
         payload = self._read_exactly(length)
         if length < MAX_PACKET_LEN:
             return payload
-        parts = [payload]
+        parts, total = [payload], length
         while length == MAX_PACKET_LEN:     # a big event comes in 16 MB pieces
             header = self._read_exactly(4)
             length = header[0] | header[1] << 8 | header[2] << 16
+            total += length
+            if total > self.max_packet:     # a server streaming one endless packet
+                raise ServerError(f"Got packet bigger than 'max_allowed_packet' bytes "
+                                  f"({self.max_packet}) from server", 2020)
             parts.append(self._read_exactly(length))
         return b"".join(parts)
 
@@ -178,19 +183,36 @@ def _error_packet(packet):
     """An error packet during the dump: ER_MASTER_FATAL_ERROR_READING_BINLOG (the
     log is gone, a position is impossible...) is final; the others (shutdown,
     KILL, ...) end this connection only."""
-    errno = packet[1] | packet[2] << 8
+    errno = packet[1] | packet[2] << 8 if len(packet) >= 3 else 0
     message = packet[3:]
     if message[:1] == b"#":
         message = message[6:]
     cls = ServerError if errno == ER_MASTER_FATAL_ERROR_READING_BINLOG else ConnectionLost
-    return cls(message.decode("utf-8", "replace"), errno)
+    text = printable(message.decode("utf-8", "replace"))
+    return cls(text or f"error {errno} from server, without a message", errno)
+
+
+def printable(text):
+    """A server's text for one line on a terminal: control characters (escape
+    sequences, new lines) shown as \\xNN, long texts cut."""
+    if len(text) > 512:
+        text = text[:512] + "..."
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" if ord(ch) < 256
+                   else f"\\u{ord(ch):04x}" for ch in text)
 
 
 def _server_error(exc):
     """pymysql's exceptions -> ServerError (ConnectionLost for a lost connection)."""
     args = getattr(exc, "args", ())
     if len(args) >= 2 and isinstance(args[0], int):
-        errno, message = args[0], str(args[1])
+        errno, message = args[0], printable(str(args[1]))
         cls = ConnectionLost if errno in (CR_SERVER_LOST, 2006, 2003, 2002) else ServerError
         return cls(message, errno)
-    return ConnectionLost(str(exc) or type(exc).__name__, CR_SERVER_LOST)
+    if len(args) >= 2 and isinstance(args[0], str) and "%" in args[0]:
+        try:        # pymysql's OperationalError(format, value)
+            return ServerError(printable(args[0] % args[1:]))
+        except (TypeError, ValueError):
+            pass
+    return ConnectionLost(printable(str(exc)) or type(exc).__name__, CR_SERVER_LOST)

@@ -109,13 +109,22 @@ def check_valid(ev, body, fmt):
         validate(ev, body, fmt)
 
 
-def decode_body(ev, fmt):
-    """binlog_event_deserialize's switch for one non-FDE event."""
+# what mysqlbinlog 9.x no longer reads: the 5.1 rows events (v1)
+NOT_IN_9X = frozenset({L.WRITE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1})
+INCIDENT_COUNT = 2          # NONE, LOST_EVENTS: 9.x refuses an incident number past them
+
+
+def decode_body(ev, fmt, v9=False):
+    """binlog_event_deserialize's switch for one non-FDE event (`v9`: mysqlbinlog 9.7's)."""
     t = ev.type_code
+    if v9 and t in NOT_IN_9X:
+        raise ReadError(INVALID_EVENT)
     if t in DECODABLE:
         try:
             body = decode_event(ev, fmt)
             check_valid(ev, body, fmt)
+            if v9 and t == L.INCIDENT_EVENT and body.incident >= INCIDENT_COUNT:
+                raise ValueError("unknown incident")
             return body
         except (EventDecodeError, ValueError, IndexError):
             raise ReadError(INVALID_EVENT) from None

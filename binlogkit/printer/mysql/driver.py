@@ -261,7 +261,7 @@ class MysqlPrinter(PrinterBase):
             ev.type_code = t = fmt.permutation[t]     # the reader left the ids unpermuted
         elif t > fmt.number_of_event_types:
             raise D.ReadError(D.INVALID_EVENT)
-        return D.decode_body(ev, fmt)
+        return D.decode_body(ev, fmt, self.v9)
 
     # -- process_event ----------------------------------------------------------------------
     def process_event(self, ev, body, pos, skip_pos_check=False):

@@ -205,7 +205,7 @@ def print_transaction_payload(p, ev, body):
         try:
             if inner.type_code == L.FORMAT_DESCRIPTION_EVENT or inner.type_code > fmt.number_of_event_types:
                 raise ReadError(INVALID_EVENT)
-            inner_body = decode_body(inner, fmt)
+            inner_body = decode_body(inner, fmt, p.v9)
         except ReadError as exc:
             raise BinlogError(f"Error decoding Payload_log_event: {exc.text}.", offset=ev.pos,
                               type_code=ev.type_code) from None
