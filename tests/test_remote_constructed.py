@@ -223,12 +223,12 @@ def test_mysql_heartbeats_and_artificial_events_are_never_written(config, tmp_pa
 def test_a_stop_signal_is_not_taken_for_a_lost_connection(monkeypatch):
     """SIGTERM raises the CLI's _Stopped; arriving during a connect (or a query) it
     must end the backup, not be turned into a lost connection to retry."""
-    import pymysql
     from binlogkit.cli.remote import _Stopped
+    from binlogkit.remote import handshake
     from binlogkit.remote.connection import ConnectOptions, connect
 
-    def interrupted(**kw):
+    def interrupted(self, *args, **kw):
         raise _Stopped()
-    monkeypatch.setattr(pymysql, "connect", interrupted)
+    monkeypatch.setattr(handshake.Handshake, "__init__", interrupted)
     with pytest.raises(_Stopped):
         connect(ConnectOptions(socket="/nonexistent.sock"))

@@ -11,6 +11,7 @@ Format_description carry LOG_EVENT_ARTIFICIAL_F or log_pos 0: none of it may
 reach the copy.
 """
 import hashlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -181,9 +182,17 @@ def kill_dump_threads(srv):
     return len(ids)
 
 
-def start_anchor(srv, first):
-    """mysqlbinlog 9.7.4's own --raw --stop-never backup (server id 3)."""
-    target = root_tempdir("binlogkit-anchor-")
+@pytest.fixture
+def root_dirs():
+    """Directories below the root's /tmp for mysqlbinlog's copies, removed afterwards."""
+    made = []
+    yield lambda prefix: made.append(root_tempdir(prefix)) or made[-1]
+    for path in made:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def start_anchor(srv, first, target):
+    """mysqlbinlog 9.7.4's own --raw --stop-never backup (server id 3) into `target`."""
     proc = mysqlbinlog_popen("-R", "--raw", "--stop-never", "--connection-server-id=3",
                              *root_socket_args(srv), f"--result-file={srv.r(target)}/", first,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -200,12 +209,12 @@ def check_anchor(srv, anchor, target):
     return len(names) - 1
 
 
-def test_backup_survives_faults(server, tmp_path):
+def test_backup_survives_faults(server, tmp_path, root_dirs):
     first = current_log(server)
     writer = Writer(server)
     writer.start()
     proc = start_backup(server, tmp_path, first, "--connection-server-id=2")
-    anchor, anchor_dir = start_anchor(server, first)
+    anchor, anchor_dir = start_anchor(server, first, root_dirs("binlogkit-anchor-"))
     try:
         wait_for_dumps(server, 2)
         time.sleep(0.5)
@@ -242,7 +251,7 @@ def test_raw_copy_to_last_log_over_tcp(server, tmp_path):
                "INSERT INTO b.t (v, n) VALUES ('b', 2);")
     first = server.binlog_files()[0].name
     proc = subprocess.run([sys.executable, "-m", "binlogkit", "print", "-R", "--raw", "-t",
-                           f"--result-file={tmp_path}/", *tcp_args(server), "--ssl", first],
+                           f"--result-file={tmp_path}/", *tcp_args(server), "--ssl-mode=REQUIRED", first],
                           capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     check_copy(server, tmp_path, first)
@@ -322,7 +331,7 @@ def test_reset_while_copying(server, tmp_path):
     assert len(lines) == 1 and ("reset" in lines[0] or "purged" in lines[0]), err.decode()
 
 
-def test_gtid_mode_backup_with_excluded_gtids_matches_mysqlbinlog(server, tmp_path):
+def test_gtid_mode_backup_with_excluded_gtids_matches_mysqlbinlog(server, tmp_path, root_dirs):
     """BINLOG-DUMP-GTIDS with --exclude-gtids: the copies lack the excluded
     transactions, so they are not the server's files; through KILLs of the dump
     thread, a FLUSH and a stop and start of the backup itself, every closed copy is
@@ -358,7 +367,7 @@ def test_gtid_mode_backup_with_excluded_gtids_matches_mysqlbinlog(server, tmp_pa
     time.sleep(2.0)
     code, err = stop_backup(proc)
     assert code == 0, err
-    anchor = root_tempdir("binlogkit-gtid-anchor-")
+    anchor = root_dirs("binlogkit-gtid-anchor-")
     real = mysqlbinlog_popen(*gtid_args, "--raw", "--to-last-log", *root_socket_args(server),
                              f"--result-file={server.r(anchor)}/", first,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)

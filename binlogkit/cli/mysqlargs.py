@@ -74,7 +74,8 @@ def normalize_args(args, known, stdout=None, stderr=None):
 
 def mysql_command_line(file_args, cmd_args, known):
     """True when mysqlbinlog's command line is the one to read: --flavor=mysql or
-    --mysqlbinlog-version, or a MySQL binlog as the first local file (no --flashback)."""
+    --mysqlbinlog-version, a MySQL binlog as the first local file (no --flashback), or
+    with -R a MySQL server."""
     table = {**MARIADB_BINLOG_OPTIONS, **MYSQLBINLOG_OPTIONS}
     quiet = Getopt(table=table, extras={k: v for k, v in known.items() if k not in table},
                    stderr=io.StringIO())
@@ -83,7 +84,7 @@ def mysql_command_line(file_args, cmd_args, known):
     except GetoptError:         # the real parse says what is wrong: a rough look here
         parsed = [arg for arg in file_args + list(cmd_args) if not arg.startswith("-")
                   or arg == "-" or arg.startswith(("--flavor=", "--mysqlbinlog-version", "--flashback"))]
-    flavor, files, remote = None, [], False
+    flavor, files, remote, connection = None, [], False, {}
     for i, arg in enumerate(parsed):
         if arg == "--":
             files += parsed[i + 1:]
@@ -100,12 +101,34 @@ def mysql_command_line(file_args, cmd_args, known):
         elif name in ("read-from-remote-server", "read-from-remote-master",
                       "read-from-remote-source"):
             remote = True
+        elif name in _CONNECTION:
+            connection[name] = value
     if flavor in ("mysql", "mariadb"):
         return flavor == "mysql"
-    if remote or not files:
+    if remote:      # the server's flavor, from its greeting (no login)
+        return _server_is_mysql(connection)
+    if not files:
         return False
     from binlogkit.printer.flavor import MYSQL, detect_flavor
     return detect_flavor(files[0], default=None) == MYSQL
+
+
+_CONNECTION = ("host", "port", "socket", "protocol")
+
+
+def _server_is_mysql(connection):
+    """-R: a MySQL server gets mysqlbinlog's command line, a MariaDB server (or none
+    that answers) mariadb-binlog's."""
+    from binlogkit.remote.connection import ConnectOptions
+    from binlogkit.remote.greeting import greeting_version
+    try:
+        port = int(connection.get("port") or 0)
+    except ValueError:
+        return False        # the real parse says what is wrong
+    version = greeting_version(ConnectOptions(
+        host=connection.get("host"), port=port, socket=connection.get("socket"),
+        protocol=connection.get("protocol")), timeout=2.0)
+    return version is not None and "mariadb" not in version.lower()
 
 
 def _known_only(parsed, known):

@@ -12,6 +12,7 @@ each event adds its size, except the server's fake events.  A fake Rotate
 one naming another log ends the dump; with --to-last-log (and --stop-never)
 it is printed at the start position, which it sets the count back to.  A
 Format_description event keeps the offset it arrives at unless that is 4.
+mysqlbinlog 9.7 refuses that printed fake Rotate under --require-row-format.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.errors import BinlogkitError
@@ -84,6 +85,9 @@ def _receive(printer, source, reader, stream, logname, start_position):
                     if bytes(body.new_log_ident) != logname:
                         return
                     continue
+                if printer.options.require_row_format:      # as mysqlbinlog 9.7 does
+                    raise RemoteDumpError("Unexpected event being evaluated under "
+                                          "--require-row-format.")
                 old_off = raw.pos = start_position
                 advance = False
             elif type_code == L.FORMAT_DESCRIPTION_EVENT and old_off != L.BIN_LOG_HEADER_SIZE:
