@@ -217,27 +217,11 @@ class MySQLServer(MariaDBServer):
                                + r.stderr.decode(errors="replace"))
         return r.stdout.decode(errors="replace")
 
-    def binlog_files(self) -> list[Path]:
-        """Binlog host paths in index order (empty if binary logging is off)."""
-        base = self.options.get("log_bin", self.options.get("log-bin"))
-        if base in (None, False):
-            return []
-        name = "binlog" if base is True else str(base)
-        index = Path(name + ".index")
-        if not index.is_absolute():
-            index = self.datadir / index
-        else:
-            index = self.root / str(index).lstrip("/")
-        if not index.exists():
-            return []
-        out = []
-        for line in index.read_text().splitlines():
-            line = line.strip()
-            if line:
-                p = Path(line)
-                out.append(self.root / str(p).lstrip("/") if p.is_absolute()
-                           else (self.datadir / p).resolve())
-        return out
+    DEFAULT_LOG_BIN = "binlog"
+
+    def host_path(self, path: Path) -> Path:
+        """A path mysqld names (absolute inside the root, or relative to its datadir) on this host."""
+        return self.root / str(path).lstrip("/") if path.is_absolute() else super().host_path(path)
 
 
 def main(argv: list[str]) -> int:

@@ -228,21 +228,19 @@ class MariaDBServer:
                                + r.stderr.decode(errors="replace"))
         return r.stdout.decode(errors="replace")
 
+    DEFAULT_LOG_BIN = "mysqld-bin"      # the base name of a bare --log-bin
+
+    def host_path(self, path: Path) -> Path:
+        """A path the server names (absolute, or relative to its datadir) on this host."""
+        return path if path.is_absolute() else (self.datadir / path).resolve()
+
     def binlog_files(self) -> list[Path]:
         """Binlog paths in index order (empty if binary logging is off)."""
         base = self.options.get("log_bin", self.options.get("log-bin"))
         if base in (None, False):
             return []
-        name = "mysqld-bin" if base is True else str(base)
-        index = Path(name + ".index")
-        if not index.is_absolute():
-            index = self.datadir / index
+        index = self.host_path(Path((self.DEFAULT_LOG_BIN if base is True else str(base)) + ".index"))
         if not index.exists():
             return []
-        out = []
-        for line in index.read_text().splitlines():
-            line = line.strip()
-            if line:
-                p = Path(line)
-                out.append(p if p.is_absolute() else (self.datadir / p).resolve())
-        return out
+        return [self.host_path(Path(line.strip()))
+                for line in index.read_text().splitlines() if line.strip()]

@@ -11,6 +11,7 @@ dump; with it (and with --stop-never) every fake Rotate is printed.
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import decode_event
 from binlogkit.errors import BinlogkitError
+from binlogkit.printer.batch import BATCH_BYTES, EventBatch
 from binlogkit.remote.framer import ReceivedEvents
 from binlogkit.remote.protocol import DumpStream, ServerError
 
@@ -75,7 +76,8 @@ class RemoteSource:
 
     def _dump(self, printer, reader, stream, old_off, stop_position):
         logname = reader.display_name.encode()
-        batch = _Batch(printer, reader, stop_position, 1 if self.flush_each else BATCH_BYTES)
+        batch = EventBatch(printer, reader, 1 if self.flush_each else BATCH_BYTES, _OPEN_STATEMENT,
+                           (stop_position,))
         try:
             self._receive(printer, reader, stream, old_off, stop_position, logname, batch)
         finally:            # what arrived before an error is printed before it
@@ -114,34 +116,3 @@ HEARTBEAT = 30.0       # seconds, for --stop-never (mariadb-binlog sets none)
 # events the batches never hold: they are numbered apart or change the format
 _SPECIAL = frozenset({L.ROTATE_EVENT, L.FORMAT_DESCRIPTION_EVENT, L.HEARTBEAT_LOG_EVENT})
 _OPEN_STATEMENT = frozenset({L.TABLE_MAP_EVENT, L.ANNOTATE_ROWS_EVENT}) | L.ROWS_EVENT_TYPES
-BATCH_BYTES = 1 << 18
-
-
-class _Batch:
-    """Received events walked together by the printer's event loop (and so by the
-    C row-statement printer), cut where no row statement is open."""
-
-    def __init__(self, printer, reader, stop_position, limit):
-        self.printer, self.reader, self.stop = printer, reader, stop_position
-        self.limit = limit
-        self.events, self.size, self.start = [], 0, 0
-
-    def add(self, data, pos):
-        if not self.events:
-            self.start = pos
-        self.events.append(data)
-        self.size += len(data)
-        if self.size >= self.limit and data[4] not in _OPEN_STATEMENT:
-            self.flush()
-
-    def flush(self):
-        if not self.events:
-            return
-        data = self.events[0] if len(self.events) == 1 else b"".join(self.events)
-        self.events, self.size = [], 0
-        self.reader.hold(data, self.start)
-        self.printer.event_loop(self.reader, self.start, self.stop)
-        self.reader.hold(b"", self.start + len(data))
-        if self.limit == 1:             # --stop-never: show each event as it comes
-            self.printer.flush()
-            self.printer.out.flush()

@@ -16,6 +16,7 @@ mysqlbinlog 9.7 refuses that printed fake Rotate under --require-row-format.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.errors import BinlogkitError
+from binlogkit.printer.batch import BATCH_BYTES, EventBatch
 from binlogkit.remote.framer import ReceivedEvents
 from binlogkit.remote.protocol import DumpStream, ServerError
 
@@ -66,7 +67,7 @@ def _open(source, logname, start_position):
 
 def _receive(printer, source, reader, stream, logname, start_position):
     old_off = start_position
-    batch = _Batch(printer, reader, 1 if source.stop_never else BATCH_BYTES)
+    batch = EventBatch(printer, reader, 1 if source.stop_never else BATCH_BYTES, _OPEN_STATEMENT)
     try:
         for data in stream.events():
             type_code = data[4]
@@ -105,37 +106,3 @@ _SPECIAL = frozenset({L.ROTATE_EVENT, L.FORMAT_DESCRIPTION_EVENT}) | _HEARTBEATS
 _OPEN_STATEMENT = frozenset({L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT, L.WRITE_ROWS_EVENT,
                              L.UPDATE_ROWS_EVENT, L.DELETE_ROWS_EVENT, L.PARTIAL_UPDATE_ROWS_EVENT,
                              L.WRITE_ROWS_EVENT_V1, L.UPDATE_ROWS_EVENT_V1, L.DELETE_ROWS_EVENT_V1})
-BATCH_BYTES = 1 << 18
-
-
-class _Batch:
-    """Received events walked together by the printer's event loop (and so by the C
-    row-statement printer), cut where no row statement is open; with --stop-never
-    (`limit` 1) each event is shown as it comes."""
-
-    def __init__(self, printer, reader, limit):
-        self.printer, self.reader, self.limit = printer, reader, limit
-        self.events, self.size, self.start = [], 0, 0
-
-    def add(self, data, pos):
-        if not self.events:
-            self.start = pos
-        self.events.append(data)
-        self.size += len(data)
-        if self.size >= self.limit and data[4] not in _OPEN_STATEMENT:
-            self.flush()
-
-    def flush(self):
-        if not self.events:
-            return
-        data = self.events[0] if len(self.events) == 1 else b"".join(self.events)
-        self.events, self.size = [], 0
-        self.reader.hold(data, self.start)
-        self.printer.event_loop(self.reader, self.start)
-        self.reader.hold(b"", self.start + len(data))
-        self.shown()
-
-    def shown(self):
-        if self.limit == 1:
-            self.printer.flush()
-            self.printer.out.flush()
