@@ -55,7 +55,7 @@ OPTION_CASES = [
     ["--table=t"], ["--gtid-strict-mode"], ["--base64-output=xx"], ["--st"],
     ["--ssl-mode=DISABLED", "--server-id-bits=8", "--compression-algorithms=zstd",
      "--get-server-public-key", "--tls-ciphersuites=x", "--bind-address=127.0.0.1"],
-    ["-i", "--require-row-format=0"],
+    ["-i", "--require-row-format=0"], ["--compress"],
 ]
 
 
