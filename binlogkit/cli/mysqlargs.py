@@ -64,6 +64,9 @@ def normalize_args(args, known, stdout=None, stderr=None):
     if versions:
         stdout.flush()
         sys.exit(0)
+    if mysql and "--compress" in parsed:
+        stderr.write("WARNING: --compress is deprecated and will be removed in a future version. "
+                     "Use --compression-algorithms instead.\n\n")
     if getopt.secrets:
         # as the real tools: the password leaves the process's command line (ps) at once
         from binlogkit.cli.passwords import hide
