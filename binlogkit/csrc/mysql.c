@@ -150,12 +150,13 @@ put_num(Buf *b, unsigned long long v)
 /* A (bytes, ...) tuple of `n` items from `dict`[key], or from miss(key_arg) on a
  * miss (which fills the dict); NULL with no error set: None (leave it). */
 static PyObject *
-cached(PyObject *dict, PyObject *key, PyObject *miss, PyObject *miss_arg, PyObject *miss_arg2, int n)
+cached(PyObject *dict, PyObject *key, PyObject *miss, PyObject *miss_arg, PyObject *miss_arg2,
+       PyObject *miss_arg3, int n)
 {
     PyObject *entry = PyDict_GetItemWithError(dict, key);      /* borrowed */
     Py_XINCREF(entry);
     if (entry == NULL && !PyErr_Occurred())
-        entry = PyObject_CallFunctionObjArgs(miss, miss_arg, miss_arg2, NULL);
+        entry = PyObject_CallFunctionObjArgs(miss, miss_arg, miss_arg2, miss_arg3, NULL);
     if (entry == NULL)
         return NULL;
     if (entry == Py_None) {
@@ -183,7 +184,7 @@ put_commit_time(Buf *b, const Fmt *f, unsigned long long micros)
     PyObject *secs = PyLong_FromUnsignedLongLong(micros / 1000000);
     if (secs == NULL)
         return -1;
-    PyObject *parts = cached(f->ctx[CTX_COMMIT_TIMES], secs, f->ctx[CTX_COMMIT_TIME], secs, NULL, 2);
+    PyObject *parts = cached(f->ctx[CTX_COMMIT_TIMES], secs, f->ctx[CTX_COMMIT_TIME], secs, NULL, NULL, 2);
     Py_DECREF(secs);
     if (parts == NULL) {
         if (!PyErr_Occurred())
@@ -299,9 +300,60 @@ bk_mysql_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py
     return 1;
 }
 
+/* Where the Q_MICROSECONDS value of the status variables ev[p:end] is: its index,
+ * 0 when there is none, -1 when the block is not one MySQL's decoder walks to its end
+ * (an unknown code, a length past the block): Python's then. */
+static Py_ssize_t
+microseconds_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end)
+{
+    /* fixed lengths by code; -1 variable (below), -2 unknown */
+    static const signed char fixed[] = {4, 8, -1, 4, 6, -1, -1, 2, 2, 8, 4, -1, -1, 3, -2, -2,
+                                        1, 8, 2, 1, 1};
+    Py_ssize_t found = 0;
+    while (p < end) {
+        int code = ev[p++];
+        int n = code < (int)sizeof(fixed) ? fixed[code] : -2;
+        if (n == -2)
+            return -1;
+        if (code == 13)
+            found = p;
+        if (n >= 0) {
+            p += n;
+        } else if (code == 2) {             /* Q_CATALOG: length, text, NUL */
+            if (p >= end)
+                return -1;
+            p += 1 + ev[p] + 1;
+        } else if (code == 11) {            /* Q_INVOKER: user, host */
+            for (int i = 0; i < 2; i++) {
+                if (p >= end)
+                    return -1;
+                p += 1 + ev[p];
+            }
+        } else if (code == 12) {            /* Q_UPDATED_DB_NAMES: count, NUL-ended names */
+            if (p >= end)
+                return -1;
+            int count = ev[p++];
+            if (count > 16)                 /* OVER_MAX_DBS_IN_EVENT_MTS (254) and the odd */
+                return -1;
+            for (int i = 0; i < count; i++) {
+                const unsigned char *nul = p < end ? memchr(ev + p, 0, end - p) : NULL;
+                if (nul == NULL)
+                    return -1;
+                p = nul - ev + 1;
+            }
+        } else {                            /* Q_TIME_ZONE, Q_CATALOG_NZ: length, text */
+            if (p >= end)
+                return -1;
+            p += 1 + ev[p];
+        }
+    }
+    return p == end ? found : -1;
+}
+
 /* A Query event whose query is BEGIN or COMMIT and whose printing leaves the
  * session state as it is (fast.py query_miss decides, per state): the header,
- * thread id, exec time and timestamp here, the rest from CTX_QUERIES. */
+ * thread id, exec time and timestamp (with its microseconds) here, the rest from
+ * CTX_QUERIES, whose key has the microseconds zeroed. */
 int
 bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                long long pos, Trx *t)
@@ -320,19 +372,26 @@ bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, P
     int eflags = ev[17] & (LOG_EVENT_THREAD_SPECIFIC_F | LOG_EVENT_SUPPRESS_USE_F);
     if ((eflags & LOG_EVENT_THREAD_SPECIFIC_F) && (long long)thread_id != t->thread_id)
         return 0;
-    /* the key: the flags that matter, then all but thread id and exec time */
+    Py_ssize_t status = p + post, status_end = status + (ev[p + 11] | (ev[p + 12] << 8));
+    Py_ssize_t usec_at = microseconds_at(ev, status, status_end);
+    if (usec_at < 0 || usec_at + 3 > status_end)
+        return 0;
+    unsigned long usec = usec_at ? (unsigned long)get_le(ev + usec_at, 3) : 0;
+    /* the key: the flags that matter, then all but thread id, exec time and microseconds */
     PyObject *key = PyBytes_FromStringAndSize(NULL, 1 + end - p - 8);
     if (key == NULL)
         return -1;
     PyBytes_AS_STRING(key)[0] = (char)eflags;
     memcpy(PyBytes_AS_STRING(key) + 1, ev + p + 8, end - p - 8);
+    if (usec_at)
+        memset(PyBytes_AS_STRING(key) + 1 + usec_at - p - 8, 0, 3);
     PyObject *entry = PyDict_GetItemWithError(f->ctx[CTX_QUERIES], key);     /* borrowed */
     PyObject *data = NULL, *at = NULL;
     if (entry == NULL && !PyErr_Occurred()) {      /* a miss: fast.py fills the dict */
         data = PyBytes_FromStringAndSize((const char *)ev, size);
         at = data ? PyLong_FromLongLong(pos) : NULL;
     }
-    entry = at || entry ? cached(f->ctx[CTX_QUERIES], key, f->ctx[CTX_QUERY_MISS], data, at, 3)
+    entry = at || entry ? cached(f->ctx[CTX_QUERIES], key, f->ctx[CTX_QUERY_MISS], data, at, key, 3)
                         : NULL;
     Py_XDECREF(at);
     Py_XDECREF(data);
@@ -344,7 +403,9 @@ bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, P
         && put_num(out, thread_id) == 0 && BUF_LIT(out, "\texec_time=") == 0
         && put_num(out, exec_time) == 0 && PUT_ITEM(out, entry, 0) == 0
         && BUF_LIT(out, "SET TIMESTAMP=") == 0 && put_num(out, get_u32(ev)) == 0
-        && PUT_ITEM(out, entry, 1) == 0 && put_statement_end(out, f) == 0
+        && (usec == 0 || (BUF_LIT(out, ".") == 0 && bk_buf_reserve(out, 12) == 0
+                          && (out->len = put_pad(out->p + out->len, usec, 6) - out->p) > 0))
+        && put_statement_end(out, f) == 0
         && PUT_ITEM(out, entry, 2) == 0)
         rc = 1;
     Py_DECREF(entry);

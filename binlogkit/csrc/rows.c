@@ -560,7 +560,9 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
                     || (type >= 30 && type <= 32)
                     || type == (f->mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT)
                     || (f->mysql && type == PARTIAL_UPDATE_ROWS_EVENT);
-        int unit = f->trx && (type == 2 || type == 16 || type == 33 || type == 34 || type == 40);
+        int unit = f->trx && (f->mysql ? type == 2 || type == 16 || type == 33 || type == 34
+                                         || type == 40
+                                       : type == 2 || type == 16 || type == 162);
         known |= unit;
         if (f->mysql && type > f->n_post_header_len)     /* "Found invalid event" */
             known = 0;
@@ -579,6 +581,10 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             annotate = ev;
         else if (type == ROWS_QUERY_LOG_EVENT)
             rc = rows_query_event(f, out, &body, ev, size, end);
+        else if (unit && !f->mysql) /* csrc/mariadb.c */
+            rc = type == 2 ? bk_mariadb_query(f, out, ev, size, end, pos, trx)
+                 : type == 16 ? bk_mariadb_xid(f, out, ev, size, end, trx)
+                 : bk_mariadb_gtid(f, out, ev, size, end, trx);
         else if (unit)              /* one event, printed whole: committed below */
             rc = type == 2 ? bk_mysql_query(f, out, ev, size, end, pos, trx)
                  : type == 16 ? bk_mysql_xid(f, out, ev, size, end, trx)
@@ -598,7 +604,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             pos += size;
         if (stmt_end || unit) {             /* flush_statement() */
             char line[48], *o = line;
-            if (!f->mysql) {
+            if (!f->mysql && !unit) {
                 o = PUT_LIT(line, "# Number of rows: ");
                 o = put_u64(o, (unsigned long long)rows);
                 *o++ = '\n';
@@ -674,9 +680,11 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         f.fixed_pos = PyObject_IsTrue(f.ctx[CTX_FIXED_POS]);
         if (f.ctx[CTX_TRX_STATE] != Py_None) {
             trx_list = f.ctx[CTX_TRX_STATE];
-            if (!PyList_Check(trx_list) || PyList_GET_SIZE(trx_list) != 4
-                || !PyDict_Check(f.ctx[CTX_QUERIES]) || !PyDict_Check(f.ctx[CTX_COMMIT_TIMES])) {
-                PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad MySQL context");
+            if (!PyList_Check(trx_list)
+                || PyList_GET_SIZE(trx_list) != (f.mysql ? TRX_ITEMS_MYSQL : TRX_ITEMS_MARIADB)
+                || !PyDict_Check(f.ctx[CTX_QUERIES])
+                || (f.mysql && !PyDict_Check(f.ctx[CTX_COMMIT_TIMES]))) {
+                PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad transaction context");
                 return NULL;
             }
             f.trx = 1;
@@ -684,6 +692,13 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             trx.in_transaction = PyObject_IsTrue(PyList_GET_ITEM(trx_list, 1));
             trx.immediate_server_version = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 2));
             trx.thread_id = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 3));
+            if (!f.mysql) {
+                trx.gtid_flags2 = (int)PyLong_AsLong(PyList_GET_ITEM(trx_list, 4));
+                trx.skip_replication = (int)PyLong_AsLong(PyList_GET_ITEM(trx_list, 5));
+                trx.allow_parallel = (int)PyLong_AsLong(PyList_GET_ITEM(trx_list, 6));
+                trx.domain_id = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 7));
+                trx.server_id = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 8));
+            }
         }
     }
     Py_ssize_t rel = PyLong_AsSsize_t(args[1]);
@@ -712,13 +727,17 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                                &trx, &m) < 0;
     PyBuffer_Release(&data);
     if (!failed && trx_list && m.events) {
-        PyObject *items[4] = {PyBool_FromLong(m.trx.seen_gtid),
+        PyObject *items[TRX_ITEMS_MARIADB] = {PyBool_FromLong(m.trx.seen_gtid),
                               PyBool_FromLong(m.trx.in_transaction),
                               PyLong_FromLongLong(m.trx.immediate_server_version),
-                              PyLong_FromLongLong(m.trx.thread_id)};
-        for (int i = 0; i < 4; i++)
+                              PyLong_FromLongLong(m.trx.thread_id),
+                              PyLong_FromLong(m.trx.gtid_flags2)};
+        int n = f.mysql ? TRX_ITEMS_MYSQL : 5;     /* MariaDB: only gtid_ev_flags2 changes */
+        for (int i = 0; i < n; i++)
             if (items[i] == NULL || PyList_SetItem(trx_list, i, items[i]) < 0)
                 failed = 1;
+        for (int i = n; i < 5; i++)
+            Py_XDECREF(items[i]);
     }
     PyObject *result = NULL, *text = failed ? NULL : bk_buf_take_bytes(&out, m.len);
     if (text != NULL)

@@ -24,6 +24,7 @@ from binlogkit.printer.mariadb.checkheader import (
     as_read_log_event_error, formats_before, in_use_read_error, is_read_error, read_next_event,
     refused_event,
 )
+from binlogkit.printer.mariadb.fast import Steady, fingerprint
 from binlogkit.printer.mariadb.gtid_filter import GtidFiltering
 from binlogkit.printer.mariadb.state import PrintState
 from binlogkit.printer.state import (
@@ -111,6 +112,8 @@ class Printer(PrinterBase):
         self._table_map_texts = {}
         self._fast = fast_rows_eligible(options)
         self._fast_context = None   # speedups.print_row_statements' ctx, per file and format
+        self._fast_key = None       # ... and session state (fast.fingerprint)
+        self._steady = Steady(self)
         self.read_ahead = ReadAhead()   # what the C printer gets to see past `pos`
         self.gtids = GtidFiltering(options)
         self._server_filter = self.gtids.server     # --server-id & co: checked event by event
@@ -282,9 +285,14 @@ class Printer(PrinterBase):
                 or st.row_events or self.annotate is not None or st.ignored_maps
                 or not st.event_group_active or reader.fde.event_type_permutation is not None):
             return pos
+        steady = self._steady
+        key = fingerprint(st) if steady.on() else None
         ctx = self._fast_context
-        if ctx is None:
-            ctx = self._fast_context = self._make_fast_context(reader, stop_position)
+        if ctx is None or key != self._fast_key:
+            ctx = self._fast_context = self._make_fast_context(reader, stop_position, key)
+            self._fast_key = key
+        if key is not None:
+            steady.load()
         while True:
             buf, rel = reader.buffered(pos, self.read_ahead.size)
             events, new_pos, text = speedups.print_row_statements(buf, rel, pos, ctx, self.write,
@@ -295,9 +303,11 @@ class Printer(PrinterBase):
         if events:
             self.rec_count += events
             self.write(text)
+            if key is not None:
+                steady.store()
         return pos
 
-    def _make_fast_context(self, reader, stop_position):
+    def _make_fast_context(self, reader, stop_position, key):
         fde, opts = reader.fde, self.options
         has_crc = fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
         maps = {}
@@ -322,7 +332,7 @@ class Printer(PrinterBase):
                 min(max(opts.stop_datetime, -(1 << 63)), (1 << 63) - 1),
                 self.state.delimiter, self._times, self.time_text, maps, table_map_miss,
                 self.state.table_maps, R.image_plan, self.encoded, opts.verbose,
-                _c_text_plan() if opts.verbose else None)
+                _c_text_plan() if opts.verbose else None) + self._steady.context_tail(fde, has_crc, key)
 
     def adopt_format(self, reader):
         fde = reader.fde

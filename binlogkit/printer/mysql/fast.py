@@ -35,7 +35,7 @@ FLAVOR_MYSQL = 1
 # print_row_statements' ctx: where the transaction state sits, how long it is
 # (CTX_TRX_STATE, CTX_SIZE_MYSQL in csrc/speedups.h; tests/test_speedups_enums.py)
 CTX_TRX_STATE = 17
-CTX_SIZE_MYSQL = 24
+CTX_SIZE_MYSQL = 26
 # bytes the C printer gets to see past its start, so that statements rarely
 # straddle the end of the read buffer
 _KINDS = ("write", "update", "delete", "update")   # by the C printer's kind code (3: partial)
@@ -294,12 +294,13 @@ class FastRows:
                 body[1].table_id, body[1], table_map_text(body[1], gipk, p.print_table_metadata))
             return entry
 
-        def query_miss(data, pos):
+        def query_miss(data, pos, key):
+            """The entry of a Query event C has no entry for, under C's key (the event
+            from its error code on, its microseconds zeroed)."""
             decoded = _decode(data, pos, has_crc, fmt, L.QUERY_EVENT)
             if decoded is None:
                 return None
             raw, body = decoded
-            key = bytes((raw.flags & 0x0C,)) + bytes(raw.payload[fmt.header_len + 8:])
             entry = queries[key] = _steady_query(p, raw, body)
             return entry
 
@@ -314,7 +315,7 @@ class FastRows:
                      self._trx if trx_on else None, gipk, queries, query_miss,
                      self._commit_times, self._commit_time_parts,
                      _decompressors() if trx_on and self._payloads_here(layout, has_crc, fixed_pos)
-                     else None)
+                     else None, None, False)
         return ctx
 
     def _payloads_here(self, layout, has_crc, fixed_pos):

@@ -1,0 +1,264 @@
+/*
+ * binlogkit._speedups, part 8: the MariaDB flavor's events between row statements.
+ *
+ * With CTX_TRX_STATE, print_row_statements (csrc/rows.c) prints for the MariaDB
+ * flavor the GTID, Xid and Query events of an OLTP log too: what
+ * printer/mariadb/driver.py process_event + events.py print_gtid / print_xid /
+ * print_query print, in the state the Python printer left (Trx) -- only where that
+ * text is the steady one: no session line printed anew, no filter, no XA, no
+ * two-phase ALTER.  Anything else is left to Python (0), which prints it and
+ * calls again.  Each returns 1 printed, 0 leave it, -1 error.
+ */
+#include "speedups.h"
+
+#define QUERY_EVENT 2
+#define XID_EVENT 16
+#define GTID_EVENT 162
+#define LOG_EVENT_THREAD_SPECIFIC_F 0x4
+#define LOG_EVENT_SUPPRESS_USE_F 0x8
+#define LOG_EVENT_SKIP_REPLICATION_F 0x8000
+#define FL_STANDALONE 1
+#define FL_GROUP_COMMIT_ID 2
+#define FL_TRANSACTIONAL 4
+#define FL_ALLOW_PARALLEL 8
+#define FL_WAITED 16
+#define FL_DDL 32
+#define FL_XA (64 | 128)                    /* FL_PREPARED_XA | FL_COMPLETED_XA */
+#define FL_EXTRA_MULTI_ENGINE_E1 1
+#define FL_EXTRA_ALTER (2 | 4 | 8)          /* START / COMMIT / ROLLBACK ALTER */
+
+static int
+put_delim_line(Buf *b, const Fmt *f)
+{
+    PyObject *d = f->ctx[CTX_DELIMITER];
+    return buf_put(b, PyBytes_AS_STRING(d), PyBytes_GET_SIZE(d)) < 0 || BUF_LIT(b, "\n") < 0
+           ? -1 : 0;
+}
+
+static int
+put_number(Buf *b, unsigned long long v)
+{
+    if (bk_buf_reserve(b, 24) < 0)
+        return -1;
+    b->len = put_u64(b->p + b->len, v) - b->p;
+    return 0;
+}
+
+/* print_skip_replication(): a flag that differs from the one last printed prints a line */
+static int
+skip_replication_steady(const unsigned char *ev, const Trx *t)
+{
+    int flag = (ev[17] | (ev[18] << 8)) & LOG_EVENT_SKIP_REPLICATION_F ? 1 : 0;
+    return flag == t->skip_replication;
+}
+
+/* GtidFiltering.gtid() without filters (the context has none): the validator's
+ * record() of an in-order GTID; 0 when Python must see it (a first GTID of its
+ * domain, an out-of-order one, a validator about to be dropped). */
+static int
+record_gtid(const Fmt *f, unsigned long domain, unsigned long server, unsigned long long seq)
+{
+    PyObject *validator = PyObject_GetAttrString(f->ctx[CTX_GTID_AUDIT], "validator");
+    if (validator == NULL)
+        return -1;
+    if (validator == Py_None) {
+        Py_DECREF(validator);
+        return 1;
+    }
+    int rc = 0;
+    PyObject *domains = NULL, *key = NULL, *audit = NULL, *start = NULL, *last = NULL, *gtid = NULL;
+    if (!PyObject_IsTrue(f->ctx[CTX_GTID_KEEPS]))   /* gtid() drops it at the first GTID */
+        goto done;
+    rc = -1;
+    domains = PyObject_GetAttrString(validator, "domains");
+    key = domains ? PyLong_FromUnsignedLong(domain) : NULL;
+    if (key == NULL)
+        goto done;
+    if (!PyDict_Check(domains)) {
+        PyErr_SetString(PyExc_TypeError, "validator domains must be a dict");
+        goto done;
+    }
+    audit = PyDict_GetItemWithError(domains, key);     /* borrowed */
+    if (audit == NULL) {
+        rc = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    Py_INCREF(audit);
+    start = PyObject_GetAttrString(audit, "start");
+    last = start ? PyObject_GetAttrString(audit, "last") : NULL;
+    if (last == NULL)
+        goto done;
+    if (!PyTuple_Check(start) || PyTuple_GET_SIZE(start) != 3 || !PyTuple_Check(last)
+        || PyTuple_GET_SIZE(last) != 3) {
+        PyErr_SetString(PyExc_TypeError, "GTIDs must be 3-tuples");
+        goto done;
+    }
+    unsigned long long s = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(start, 2));
+    unsigned long long l = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(last, 2));
+    if (PyErr_Occurred())
+        goto done;
+    if (s <= seq && seq <= l) {         /* out of order: Python reports it */
+        rc = 0;
+        goto done;
+    }
+    gtid = Py_BuildValue("(kkK)", domain, server, seq);
+    if (gtid == NULL || PyObject_SetAttrString(audit, "last", gtid) < 0)
+        goto done;
+    rc = 1;
+done:
+    Py_XDECREF(gtid);
+    Py_XDECREF(last);
+    Py_XDECREF(start);
+    Py_XDECREF(audit);
+    Py_XDECREF(key);
+    Py_XDECREF(domains);
+    Py_DECREF(validator);
+    return rc;
+}
+
+/* Gtid_log_event::print of a GTID whose session lines (skip_parallel_replication,
+ * gtid_domain_id, server_id) are those last printed: the header line, gtid_seq_no,
+ * START TRANSACTION unless standalone. */
+int
+bk_mariadb_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                Trx *t)
+{
+    Py_ssize_t p = f->header_len;
+    if (p + 13 > end || !skip_replication_steady(ev, t))
+        return 0;
+    unsigned long long seq = get_le(ev + p, 8);
+    unsigned long domain = (unsigned long)get_le(ev + p + 8, 4);
+    unsigned long server = (unsigned long)get_u32(ev + 5);
+    int f2 = ev[p + 12];
+    if (seq == 0 || (f2 & FL_XA))          /* invalid, or XA: Python */
+        return 0;
+    Py_ssize_t q = p + 13;
+    unsigned long long cid = 0;
+    if (f2 & FL_GROUP_COMMIT_ID) {
+        if (q + 8 > end)
+            return 0;
+        cid = get_le(ev + q, 8);
+        q += 8;
+    }
+    if (q < end) {                          /* flags_extra */
+        int fe = ev[q];
+        if ((fe & FL_EXTRA_ALTER) || ((fe & FL_EXTRA_MULTI_ENGINE_E1) && q + 1 >= end))
+            return 0;
+    }
+    int parallel = f2 & FL_ALLOW_PARALLEL ? 1 : 0;
+    if (t->allow_parallel != parallel || t->domain_id != (long long)domain
+        || t->server_id != (long long)server)
+        return 0;
+    int recorded = record_gtid(f, domain, server, seq);
+    if (recorded <= 0)
+        return recorded;
+    if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tGTID ") < 0
+        || put_number(out, domain) < 0 || BUF_LIT(out, "-") < 0 || put_number(out, server) < 0
+        || BUF_LIT(out, "-") < 0 || put_number(out, seq) < 0
+        || ((f2 & FL_GROUP_COMMIT_ID) && (BUF_LIT(out, " cid=") < 0 || put_number(out, cid) < 0))
+        || ((f2 & FL_DDL) && BUF_LIT(out, " ddl") < 0)
+        || ((f2 & FL_TRANSACTIONAL) && BUF_LIT(out, " trans") < 0)
+        || ((f2 & FL_WAITED) && BUF_LIT(out, " waited") < 0)
+        || BUF_LIT(out, "\n/*M!100001 SET @@session.gtid_seq_no=") < 0
+        || put_number(out, seq) < 0 || BUF_LIT(out, "*/") < 0 || put_delim_line(out, f) < 0
+        || (!(f2 & FL_STANDALONE)
+            && (BUF_LIT(out, "START TRANSACTION\n") < 0 || put_delim_line(out, f) < 0)))
+        return -1;
+    t->gtid_flags2 = f2;
+    return 1;
+}
+
+/* Xid_log_event::print: "\tXid = N" and COMMIT */
+int
+bk_mariadb_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+               Trx *t)
+{
+    Py_ssize_t p = f->header_len + bk_post_header(f, XID_EVENT, 0);
+    if (p + 8 > end || !skip_replication_steady(ev, t))
+        return 0;
+    if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tXid = ") < 0
+        || put_number(out, get_le(ev + p, 8)) < 0 || BUF_LIT(out, "\nCOMMIT") < 0
+        || put_delim_line(out, f) < 0)
+        return -1;
+    return 1;
+}
+
+/* is_trans_keyword() of the query (no XA here: GTIDs with XA flags are Python's) */
+static int
+trans_keyword(const unsigned char *q, Py_ssize_t n)
+{
+    if (n > 0 && ((n <= 5 && memcmp(q, "BEGIN", n) == 0) || (n <= 6 && memcmp(q, "COMMIT", n) == 0)))
+        return 1;
+    static const char sp[] = "SAVEPOINT", rb[] = "ROLLBACK";
+    Py_ssize_t i;
+    for (i = 0; i < 9 && i < n && (q[i] & ~0x20) == sp[i]; i++)
+        ;
+    if (i == 9)
+        return 1;
+    for (i = 0; i < 8 && i < n && (q[i] & ~0x20) == rb[i]; i++)
+        ;
+    return i == 8;
+}
+
+/* Query_log_event::print of a query whose printing leaves the session state as it is
+ * (driver.py steady_query decides, once per state and key): the header, thread id,
+ * exec time and timestamp here, the lines between from CTX_QUERIES, then the query.
+ * The key: the flags that matter, whether it is a transaction keyword, then the
+ * event from its error code up to the query. */
+int
+bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                 long long pos, Trx *t)
+{
+    Py_ssize_t p = f->header_len, post = bk_post_header(f, QUERY_EVENT, 13);
+    if (post < 13 || p + post > end || (t->gtid_flags2 & FL_XA) || !skip_replication_steady(ev, t))
+        return 0;
+    Py_ssize_t q = p + post + (ev[p + 11] | (ev[p + 12] << 8)) + ev[p + 8] + 1;
+    if (q > end)
+        return 0;
+    uint32_t thread_id = get_u32(ev + p), exec_time = get_u32(ev + p + 4);
+    int eflags = ev[17] & (LOG_EVENT_THREAD_SPECIFIC_F | LOG_EVENT_SUPPRESS_USE_F);
+    if ((eflags & LOG_EVENT_THREAD_SPECIFIC_F) && (long long)thread_id != t->thread_id)
+        return 0;
+    int trans = trans_keyword(ev + q, end - q);
+    PyObject *key = PyBytes_FromStringAndSize(NULL, 1 + q - p - 8);
+    if (key == NULL)
+        return -1;
+    PyBytes_AS_STRING(key)[0] = (char)(eflags | (trans << 7));
+    memcpy(PyBytes_AS_STRING(key) + 1, ev + p + 8, q - p - 8);
+    PyObject *entry = PyDict_GetItemWithError(f->ctx[CTX_QUERIES], key);     /* borrowed */
+    Py_XINCREF(entry);
+    if (entry == NULL && !PyErr_Occurred()) {      /* a miss: the driver fills the dict */
+        PyObject *data = PyBytes_FromStringAndSize((const char *)ev, size);
+        PyObject *at = data ? PyLong_FromLongLong(pos) : NULL;
+        entry = at ? PyObject_CallFunctionObjArgs(f->ctx[CTX_QUERY_MISS], data, at, key, NULL) : NULL;
+        Py_XDECREF(at);
+        Py_XDECREF(data);
+    }
+    Py_DECREF(key);
+    if (entry == NULL)
+        return -1;
+    if (entry == Py_None) {
+        Py_DECREF(entry);
+        return 0;
+    }
+    int rc = -1;
+    if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 3
+        || !PyBytes_Check(PyTuple_GET_ITEM(entry, 0)) || !PyBytes_Check(PyTuple_GET_ITEM(entry, 1))
+        || !PyBytes_Check(PyTuple_GET_ITEM(entry, 2))) {
+        PyErr_SetString(PyExc_TypeError, "query entry must be a tuple of 3 bytes");
+        goto done;
+    }
+#define ITEM(i) PyBytes_AS_STRING(PyTuple_GET_ITEM(entry, i)), PyBytes_GET_SIZE(PyTuple_GET_ITEM(entry, i))
+    if (bk_put_event_header(out, f, ev, size) == 0 && BUF_LIT(out, "\tQuery\tthread_id=") == 0
+        && put_number(out, thread_id) == 0 && BUF_LIT(out, "\texec_time=") == 0
+        && put_number(out, exec_time) == 0 && buf_put(out, ITEM(0)) == 0
+        && BUF_LIT(out, "SET TIMESTAMP=") == 0 && put_number(out, get_u32(ev)) == 0
+        && buf_put(out, ITEM(1)) == 0 && put_delim_line(out, f) == 0
+        && buf_put(out, ITEM(2)) == 0 && buf_put(out, (const char *)ev + q, end - q) == 0
+        && BUF_LIT(out, "\n") == 0 && put_delim_line(out, f) == 0)
+        rc = 1;
+#undef ITEM
+done:
+    Py_DECREF(entry);
+    return rc;
+}
