@@ -691,7 +691,7 @@ def dump(paths, out, options, zone, warn=None, error=None, remote=None):
             printer.warn(message)
         printer.gtids.verify_completed_state(printer.warn)
         if printer.flashback is not None:
-            printer.write(printer.flashback.output())
+            printer.flashback.write_output(printer.write)
         printer.postamble()
     finally:
         printer.flush()
