@@ -12,6 +12,7 @@
 #include "speedups.h"
 
 #define QUERY_EVENT 2
+#define INTVAR_EVENT 5
 #define XID_EVENT 16
 #define GTID_EVENT 162
 #define LOG_EVENT_THREAD_SPECIFIC_F 0x4
@@ -168,6 +169,26 @@ bk_mariadb_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, 
     return 1;
 }
 
+/* Intvar_log_event::print: "\tIntvar" and SET INSERT_ID / LAST_INSERT_ID (values signed) */
+int
+bk_mariadb_intvar(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                  Trx *t)
+{
+    Py_ssize_t p = f->header_len + bk_post_header(f, INTVAR_EVENT, 0);
+    if (p + 9 > end || !skip_replication_steady(ev, t))
+        return 0;
+    int type = ev[p];
+    long long value = (long long)get_le(ev + p + 1, 8);
+    if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tIntvar\nSET ") < 0
+        || (type == 1 ? BUF_LIT(out, "LAST_INSERT_ID=") : type == 2 ? BUF_LIT(out, "INSERT_ID=")
+                                                             : BUF_LIT(out, "INVALID_INT=")) < 0
+        || (value < 0 && BUF_LIT(out, "-") < 0)
+        || put_number(out, value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value) < 0
+        || put_delim_line(out, f) < 0)
+        return -1;
+    return 1;
+}
+
 /* Xid_log_event::print: "\tXid = N" and COMMIT */
 int
 bk_mariadb_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
@@ -219,12 +240,20 @@ bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
     int eflags = ev[17] & (LOG_EVENT_THREAD_SPECIFIC_F | LOG_EVENT_SUPPRESS_USE_F);
     if ((eflags & LOG_EVENT_THREAD_SPECIFIC_F) && (long long)thread_id != t->thread_id)
         return 0;
+    Py_ssize_t status = p + post, status_end = status + (ev[p + 11] | (ev[p + 12] << 8));
+    Py_ssize_t usec_at = bk_query_usec_at(ev, status, status_end, 1);
+    if (usec_at < 0 || usec_at + 3 > status_end)
+        return 0;
+    unsigned long usec = usec_at ? (unsigned long)get_le(ev + usec_at, 3) : 0;
     int trans = trans_keyword(ev + q, end - q);
+    /* Q_HRNOW's value zeroed: C prints it (entry[1], the fraction, is the first event's) */
     PyObject *key = PyBytes_FromStringAndSize(NULL, 1 + q - p - 8);
     if (key == NULL)
         return -1;
     PyBytes_AS_STRING(key)[0] = (char)(eflags | (trans << 7));
     memcpy(PyBytes_AS_STRING(key) + 1, ev + p + 8, q - p - 8);
+    if (usec_at)
+        memset(PyBytes_AS_STRING(key) + 1 + usec_at - p - 8, 0, 3);
     PyObject *entry = PyDict_GetItemWithError(f->ctx[CTX_QUERIES], key);     /* borrowed */
     Py_XINCREF(entry);
     if (entry == NULL && !PyErr_Occurred()) {      /* a miss: the driver fills the dict */
@@ -253,7 +282,10 @@ bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
         && put_number(out, thread_id) == 0 && BUF_LIT(out, "\texec_time=") == 0
         && put_number(out, exec_time) == 0 && buf_put(out, ITEM(0)) == 0
         && BUF_LIT(out, "SET TIMESTAMP=") == 0 && put_number(out, get_u32(ev)) == 0
-        && buf_put(out, ITEM(1)) == 0 && put_delim_line(out, f) == 0
+        && (usec == 0 || usec > 999999
+            || (BUF_LIT(out, ".") == 0 && bk_buf_reserve(out, 8) == 0
+                && (out->len = put_pad(out->p + out->len, usec, 6) - out->p) > 0))
+        && put_delim_line(out, f) == 0
         && buf_put(out, ITEM(2)) == 0 && buf_put(out, (const char *)ev + q, end - q) == 0
         && BUF_LIT(out, "\n") == 0 && put_delim_line(out, f) == 0)
         rc = 1;

@@ -300,11 +300,13 @@ bk_mysql_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py
     return 1;
 }
 
-/* Where the Q_MICROSECONDS value of the status variables ev[p:end] is: its index,
- * 0 when there is none, -1 when the block is not one MySQL's decoder walks to its end
- * (an unknown code, a length past the block): Python's then. */
-static Py_ssize_t
-microseconds_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end)
+/* Where the microseconds of the status variables ev[p:end] are (MySQL's
+ * Q_MICROSECONDS, or with `mariadb` MariaDB's Q_HRNOW): their index, 0 when there are
+ * none, -1 when the block is not one the decoder walks plainly to its end (an unknown
+ * code, a length past the block; for MariaDB a MySQL-only code or
+ * Q_CHARACTER_SET_COLLATIONS): Python's then.  Also csrc/mariadb.c's. */
+Py_ssize_t
+bk_query_usec_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end, int mariadb)
 {
     /* fixed lengths by code; -1 variable (below), -2 unknown */
     static const signed char fixed[] = {4, 8, -1, 4, 6, -1, -1, 2, 2, 8, 4, -1, -1, 3, -2, -2,
@@ -313,6 +315,20 @@ microseconds_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end)
     while (p < end) {
         int code = ev[p++];
         int n = code < (int)sizeof(fixed) ? fixed[code] : -2;
+        if (mariadb) {
+            if (code >= 12 && code <= 20)   /* MYSQL_ONLY_STATUS_CODES */
+                return -1;
+            if (code == 128) {              /* Q_HRNOW */
+                found = p;
+                n = 3;
+            } else if (code == 129) {       /* Q_XID */
+                n = 8;
+            } else if (code == 130) {       /* Q_GTID_FLAGS3 (+ sa_seq_no) */
+                if (p >= end)
+                    return -1;
+                n = 1 + (ev[p] & (4 | 8) ? 8 : 0);
+            }
+        }
         if (n == -2)
             return -1;
         if (code == 13)
@@ -373,7 +389,7 @@ bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, P
     if ((eflags & LOG_EVENT_THREAD_SPECIFIC_F) && (long long)thread_id != t->thread_id)
         return 0;
     Py_ssize_t status = p + post, status_end = status + (ev[p + 11] | (ev[p + 12] << 8));
-    Py_ssize_t usec_at = microseconds_at(ev, status, status_end);
+    Py_ssize_t usec_at = bk_query_usec_at(ev, status, status_end, 0);
     if (usec_at < 0 || usec_at + 3 > status_end)
         return 0;
     unsigned long usec = usec_at ? (unsigned long)get_le(ev + usec_at, 3) : 0;

@@ -562,7 +562,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
                     || (f->mysql && type == PARTIAL_UPDATE_ROWS_EVENT);
         int unit = f->trx && (f->mysql ? type == 2 || type == 16 || type == 33 || type == 34
                                          || type == 40
-                                       : type == 2 || type == 16 || type == 162);
+                                       : type == 2 || type == 5 || type == 16 || type == 162);
         known |= unit;
         if (f->mysql && type > f->n_post_header_len)     /* "Found invalid event" */
             known = 0;
@@ -584,6 +584,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
         else if (unit && !f->mysql) /* csrc/mariadb.c */
             rc = type == 2 ? bk_mariadb_query(f, out, ev, size, end, pos, trx)
                  : type == 16 ? bk_mariadb_xid(f, out, ev, size, end, trx)
+                 : type == 5 ? bk_mariadb_intvar(f, out, ev, size, end, trx)
                  : bk_mariadb_gtid(f, out, ev, size, end, trx);
         else if (unit)              /* one event, printed whole: committed below */
             rc = type == 2 ? bk_mysql_query(f, out, ev, size, end, pos, trx)

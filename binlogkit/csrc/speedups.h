@@ -293,6 +293,9 @@ int bk_mysql_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size
                   Trx *t);
 int bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                    long long pos, Trx *t);
+Py_ssize_t bk_query_usec_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end, int mariadb);
+int bk_mariadb_intvar(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                      Py_ssize_t end, Trx *t);
 int bk_mariadb_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                     Py_ssize_t end, Trx *t);
 int bk_mariadb_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
