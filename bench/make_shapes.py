@@ -17,6 +17,8 @@ Shapes:
   bulk        multi-row INSERTs of 500 rows (a few huge rows events per statement)
   wide        one-row transactions on a 120-column table
   json        JSON documents and updates (MySQL: partial JSON updates)
+  compressed  MySQL only: oltp with binlog_transaction_compression=ON (zstd
+              Transaction_payload events)
   real        two sessions of mixed work with idle periods (new timestamps, no
               events), a FLUSH LOGS and a server restart: several files; the
               bench prints all of them in one run
@@ -36,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from binlogkit.lab.server import MariaDBServer  # noqa: E402
 
-SHAPES = ("oltp", "oltp-plain", "mixed", "bulk", "wide", "json", "real")
+SHAPES = ("oltp", "oltp-plain", "mixed", "bulk", "wide", "json", "real", "compressed")
 
 SMALL = ("CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL, c CHAR(60), "
          "pad VARCHAR(60), ts DATETIME(6), amount DECIMAL(12,2), KEY (k))")
@@ -56,6 +58,8 @@ def server_options(flavor: str, shape: str) -> dict:
         if shape != "oltp-plain":
             opts.update({"gtid_mode": "ON", "enforce_gtid_consistency": "ON"})
         opts["binlog_rows_query_log_events"] = "OFF" if shape == "oltp-plain" else "ON"
+        if shape == "compressed":
+            opts["binlog_transaction_compression"] = "ON"
         if shape == "json":
             opts["binlog_row_value_options"] = "PARTIAL_JSON"
             opts["binlog_row_image"] = "MINIMAL"
@@ -164,19 +168,27 @@ def run_session(srv, shape, target, seed, stop, idle=False):
     conn = srv.connect(autocommit=True, database="shop")
     cur = conn.cursor()
     ids, n = [], 0
+    import pymysql
     while not stop.is_set():
         for _ in range(200):
             n += 1
-            if shape in ("oltp", "oltp-plain"):
-                oltp_step(cur, rnd, ids)
-            elif shape in ("mixed", "real"):
-                mixed_step(conn, cur, rnd, ids, n)
-            elif shape == "bulk":
-                bulk_step(cur, rnd)
-            elif shape == "wide":
-                wide_step(cur, rnd)
-            else:
-                json_step(cur, rnd, n)
+            try:
+                if shape in ("oltp", "oltp-plain", "compressed"):
+                    oltp_step(cur, rnd, ids)
+                elif shape in ("mixed", "real"):
+                    mixed_step(conn, cur, rnd, ids, n)
+                elif shape == "bulk":
+                    bulk_step(cur, rnd)
+                elif shape == "wide":
+                    wide_step(cur, rnd)
+                else:
+                    json_step(cur, rnd, n)
+            except pymysql.err.OperationalError as exc:    # two sessions: a deadlock, a lock wait
+                if exc.args[0] not in (1205, 1213):
+                    raise
+                conn.rollback()
+            if shape == "bulk" and binlog_bytes(srv) >= target:
+                break
         if idle and rnd.random() < 0.02:
             time.sleep(rnd.uniform(1.0, 2.5))       # an idle period
         if binlog_bytes(srv) >= target:
@@ -185,6 +197,8 @@ def run_session(srv, shape, target, seed, stop, idle=False):
 
 
 def make(flavor: str, shape: str, mb: int, out: Path, force: bool) -> Path | None:
+    if shape == "compressed" and flavor != "mysql":
+        return None
     name = f"{flavor}-{shape}-{mb}"
     dest = out / (name + ".bin") if shape != "real" else out / name
     if dest.exists() and not force:
