@@ -869,3 +869,37 @@ def test_out_of_order_gtid_same_both_ways(tmp_path):
     for strict in (True, False):
         out = assert_same([path, path], gtid_strict_mode=strict)
         assert (b"ERROR: " in out) == strict
+
+
+# -- --flashback in C (csrc/mariadb.c) ---------------------------------------------------
+
+@needs_c
+@pytest.mark.parametrize("name", ["crc32", "none", "compressed", "regress", "corrupt"])
+def test_flashback_same_both_ways(name):
+    """--flashback through the C printer (held GTID, Xid and rows statements, rows
+    reversed in C) against the pure path: each file, all of a set together, tiny read
+    chunks; damaged row images go to Python and its error."""
+    files = (SETS[name] if name in SETS
+             else sorted((ROOT / "fixtures" / "corrupt").glob("*.bin")) if name == "corrupt"
+             else sorted((ROOT / "fixtures" / "binlog" / "regress").glob("*/mariadb-bin.*")))
+    for path in files:
+        assert_same([path], flashback=True)
+    if name in SETS:
+        assert_same(files, expect_fast=True, flashback=True)
+        assert_same(files, chunk=173, flashback=True)
+
+
+@needs_c
+def test_flashback_every_stop_position():
+    files = SETS["crc32"][1:3]
+    for pos, type_code, _, size in event_starts(files[-1]):
+        assert_same(files, stop_position=pos, flashback=True)
+        if type_code in ROW_TYPES:
+            assert_same(files, stop_position=pos + size // 2, flashback=True)
+
+
+@pytest.mark.parametrize("options", [{"verbose": 1}, {"print_row_event_positions": True},
+                                     {"short_form": True}, {"base64_output": "decode-rows"}])
+@needs_c
+def test_flashback_with_other_options_takes_the_python_path(options):
+    assert_same(SETS["crc32"], expect_fast=False, flashback=True, **options)

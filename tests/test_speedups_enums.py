@@ -90,11 +90,13 @@ def test_mariadb_context_positions():
     printer = type("P", (), {})()
     printer.gtids = type("G", (), {"event_filter": None})()
     printer._server_filter = None
+    printer.flashback = None
     printer.options = type("O", (), {"gtid_strict_mode": True, "verbose": 0})()
     tail = mariadb_fast.Steady(printer).context_tail(None, True, None)
     assert mariadb_fast.CTX_SIZE + len(tail) == C["CTX_SIZE_MYSQL"]
     assert tail[C["CTX_GTID_AUDIT"] - C["CTX_SIZE"]] is printer.gtids
     assert tail[C["CTX_TRX_STATE"] - C["CTX_SIZE"]] is not None
+    assert tail[C["CTX_FLASHBACK"] - C["CTX_SIZE"]] is None
 
 
 def test_mysql_context_positions():

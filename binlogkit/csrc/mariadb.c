@@ -294,3 +294,232 @@ done:
     Py_DECREF(entry);
     return rc;
 }
+
+/* ---- --flashback (printer/mariadb/flashback.py is the reference) ---------------------------
+ *
+ * With CTX_FLASHBACK the statement loop prints what --flashback prints where it meets
+ * it (Annotate_rows and Table_map headers, "# Number of rows") and hands the text an
+ * event holds back (ev->output_buf: GTID, Xid, the rows statement) to held_append, in
+ * file order, each when its event or statement is committed.  The rows events of a
+ * statement are kept (their spans) until the statement ends, then rewritten as
+ * flashback_rows_event does: Write and Delete swap types, STMT_END_F moves to the
+ * first event, which is printed last, rows go last to first and an Update's images
+ * swap places, both walked with the before image's columns. */
+
+#define STMT_END_F 1
+
+static int
+held_append(const Fmt *f, const char *p, Py_ssize_t n)
+{
+    PyObject *text = PyBytes_FromStringAndSize(p, n);
+    if (text == NULL)
+        return -1;
+    PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(f->ctx[CTX_FLASHBACK], 0), text);
+    Py_DECREF(text);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* A GTID (held: COMMIT unless standalone) or Xid (held: its header and START
+ * TRANSACTION) of --flashback; 1 done, 0 leave it to Python, -1 error */
+int
+bk_flashback_unit(const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize_t end, Trx *t)
+{
+    if (!skip_replication_steady(ev, t))
+        return 0;
+    Py_ssize_t p = f->header_len;
+    if (ev[4] == XID_EVENT) {
+        p += bk_post_header(f, XID_EVENT, 0);
+        if (p + 8 > end)
+            return 0;
+        Buf b = {0};
+        int rc = -1;
+        if (bk_put_event_header(&b, f, ev, size) == 0 && BUF_LIT(&b, "\tXid = ") == 0
+            && put_number(&b, get_le(ev + p, 8)) == 0 && BUF_LIT(&b, "\nSTART TRANSACTION") == 0
+            && put_delim_line(&b, f) == 0 && held_append(f, b.p, b.len) == 0)
+            rc = 1;
+        bk_buf_free(&b);
+        return rc;
+    }
+    if (ev[4] != GTID_EVENT || p + 13 > end)
+        return 0;
+    unsigned long long seq = get_le(ev + p, 8);
+    unsigned long domain = (unsigned long)get_le(ev + p + 8, 4);
+    int f2 = ev[p + 12];
+    if (seq == 0 || (f2 & FL_XA))
+        return 0;
+    Py_ssize_t q = p + 13 + (f2 & FL_GROUP_COMMIT_ID ? 8 : 0);
+    if (q > end || (q < end && ((ev[q] & FL_EXTRA_ALTER)
+                                || ((ev[q] & FL_EXTRA_MULTI_ENGINE_E1) && q + 1 >= end))))
+        return 0;
+    int recorded = record_gtid(f, domain, (unsigned long)get_u32(ev + 5), seq);
+    if (recorded <= 0)
+        return recorded;
+    if (!(f2 & FL_STANDALONE)) {
+        Buf b = {0};
+        int rc = BUF_LIT(&b, "COMMIT\n") == 0 && put_delim_line(&b, f) == 0
+                 && held_append(f, b.p, b.len) == 0;
+        bk_buf_free(&b);
+        if (!rc)
+            return -1;
+    }
+    t->gtid_flags2 = f2;
+    return 1;
+}
+
+/* The image steps flashback_steps gives for (table_map, cols, width): a new reference,
+ * or NULL with no error set (None: Python's). */
+static PyObject *
+flashback_steps(const Fmt *f, PyObject *table_map, const unsigned char *cols, Py_ssize_t nbytes,
+                unsigned long long width)
+{
+    PyObject *r = PyObject_CallFunction(PyTuple_GET_ITEM(f->ctx[CTX_FLASHBACK], 1), "Oy#K",
+                                        table_map, (const char *)cols, nbytes, width);
+    if (r == Py_None) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (r != NULL && !PyBytes_Check(r)) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_TypeError, "flashback steps must be bytes");
+        return NULL;
+    }
+    return r;
+}
+
+/* One rows event of the statement, rewritten into e (a copy of it); *rows: the rows
+ * count_rows gives the rewritten event.  1 done, 0 Python's, -1 error. */
+static int
+flashback_event(const Fmt *f, Buf *e, const unsigned char *ev, Py_ssize_t size, int first,
+                Py_ssize_t *rows, unsigned long long *table_id, int *kind_out)
+{
+    Py_ssize_t end = size - (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
+    int type = ev[4], v2 = type >= 30;
+    int kind = type - (v2 ? 30 : 23);       /* 0 write, 1 update, 2 delete */
+    Py_ssize_t post_len = bk_post_header(f, type, v2 ? 10 : 8), pos = f->header_len;
+    if ((post_len != 8 && post_len != 10) || pos + 8 > end)
+        return 0;
+    unsigned long long id = get_le(ev + pos, 6);
+    Py_ssize_t flags_at = pos + 6;
+    int flags = ev[flags_at] | (ev[flags_at + 1] << 8);
+    pos += 8;
+    if (post_len == 10) {
+        if (pos + 2 > end)
+            return 0;
+        Py_ssize_t extra_len = ev[pos] | (ev[pos + 1] << 8);
+        if (extra_len < 2 || pos + extra_len > end)
+            return 0;
+        pos += extra_len;
+    }
+    unsigned long long width;
+    if (!bk_packed_length(ev, &pos, end, &width) || width > (unsigned long long)(end - pos) * 8)
+        return 0;
+    Py_ssize_t nbytes = (Py_ssize_t)((width + 7) / 8);
+    const unsigned char *cols = ev + pos;
+    pos += nbytes * (kind == 1 ? 2 : 1);
+    if (pos > end || (kind == 1 && memcmp(cols, cols + nbytes, nbytes) != 0))
+        return 0;                           /* count_rows would walk the after images apart */
+    PyObject *key = PyLong_FromUnsignedLongLong(id);
+    if (key == NULL)
+        return -1;
+    PyObject *table_map = PyDict_GetItemWithError(f->ctx[CTX_TABLE_MAPS], key);  /* borrowed */
+    Py_DECREF(key);
+    if (table_map == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    PyObject *steps = flashback_steps(f, table_map, cols, nbytes, width);
+    if (steps == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    const unsigned char *st = (const unsigned char *)PyBytes_AS_STRING(steps);
+    Py_ssize_t nsteps = PyBytes_GET_SIZE(steps) / 3;
+    e->len = 0;
+    int rc = -1;
+    if (buf_put(e, (const char *)ev, size) < 0)
+        goto done;
+    unsigned char *o = (unsigned char *)e->p;
+    o[4] = (unsigned char)(kind == 1 ? type : kind == 0 ? type + 2 : type - 2);
+    int new_flags = (flags & ~STMT_END_F) | (first ? STMT_END_F : 0);
+    o[flags_at] = new_flags & 0xFF;
+    o[flags_at + 1] = (new_flags >> 8) & 0xFF;
+    /* the rows last to first (written from the end of the rows backwards) */
+    Py_ssize_t at = pos, count = 0, out_end = end;
+    while (at < end) {
+        Py_ssize_t a = bk_walk_image(st, nsteps, ev, at, end), b = 0;
+        if (a && kind == 1)
+            b = bk_walk_image(st, nsteps, ev, at + a, end);
+        if (!a || (kind == 1 && !b)) {
+            rc = 0;                         /* an image it cannot walk: Python's error */
+            goto done;
+        }
+        out_end -= a + b;
+        if (kind == 1) {                    /* after image first */
+            memcpy(o + out_end, ev + at + a, b);
+            memcpy(o + out_end + b, ev + at, a);
+        } else {
+            memcpy(o + out_end, ev + at, a);
+        }
+        at += a + b;
+        count++;
+    }
+    /* count_rows of the rewritten event: an empty Write (a Delete's flashback) counts one */
+    *rows += (kind == 2 && pos == end) ? 1 : count;
+    *table_id = id;
+    *kind_out = kind;
+    rc = 1;
+done:
+    Py_DECREF(steps);
+    return rc;
+}
+
+/* The end of a statement (its rows events in `events`, the table maps' in `maps`):
+ * the held text (the events' header lines last to first, then the BINLOG block of
+ * the table maps and the rewritten events) to held_append, "# Number of rows" to
+ * out.  1 done, 0 Python's (nothing written), -1 error. */
+int
+bk_flashback_statement(const Fmt *f, Buf *out, const Spans *maps, const Spans *events, Trx *t)
+{
+    static const char *names[] = {"Delete_rows", "Update_rows", "Write_rows"};
+    Buf head = {0}, body = {0}, e = {0};
+    Py_ssize_t rows = 0;
+    int rc = -1;
+    for (Py_ssize_t i = 0; i < maps->len; i++) {
+        Py_ssize_t n = bk_b64_lines_size(maps->s[i].n);
+        if (bk_buf_reserve(&body, n) < 0)
+            goto done;
+        bk_b64_lines_into(maps->s[i].p, maps->s[i].n, body.p + body.len);
+        body.len += n;
+    }
+    for (Py_ssize_t i = events->len - 1; i >= 0; i--) {
+        const unsigned char *ev = events->s[i].p;
+        unsigned long long id = 0;
+        int kind = 0;
+        int r = flashback_event(f, &e, ev, events->s[i].n, i == 0, &rows, &id, &kind);
+        if (r <= 0) {
+            rc = r;
+            goto done;
+        }
+        if (bk_put_event_header(&head, f, ev, (uint32_t)events->s[i].n) < 0
+            || BUF_LIT(&head, "\t") < 0 || buf_put(&head, names[kind], strlen(names[kind])) < 0
+            || BUF_LIT(&head, ": table id ") < 0 || put_number(&head, id) < 0
+            || (i == 0 && BUF_LIT(&head, " flags: STMT_END_F") < 0) || BUF_LIT(&head, "\n") < 0)
+            goto done;
+        Py_ssize_t n = bk_b64_lines_size(e.len);
+        if (bk_buf_reserve(&body, n) < 0)
+            goto done;
+        bk_b64_lines_into((const unsigned char *)e.p, e.len, body.p + body.len);
+        body.len += n;
+    }
+    if ((body.len && (BUF_LIT(&head, "\nBINLOG '\n") < 0 || buf_put(&head, body.p, body.len) < 0
+                      || BUF_LIT(&head, "'") < 0 || put_delim_line(&head, f) < 0))
+        || held_append(f, head.p ? head.p : "", head.len) < 0
+        || BUF_LIT(out, "# Number of rows: ") < 0 || put_number(out, rows) < 0
+        || BUF_LIT(out, "\n") < 0)
+        goto done;
+    rc = 1;
+done:
+    bk_buf_free(&head);
+    bk_buf_free(&body);
+    bk_buf_free(&e);
+    return rc;
+}

@@ -534,7 +534,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
     unsigned long long stop_position = f->stop_position;
     Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
     Buf head = {0}, tail = {0};
-    Spans body = {0};
+    Spans body = {0}, fbev = {0};       /* fbev: --flashback's rows events of the statement */
     const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
     Py_ssize_t rows = 0, events = 0;
     int failed = 0;
@@ -573,7 +573,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
         if (type == ANNOTATE_ROWS_EVENT && !f->mysql
             && end <= f->header_len + bk_post_header(f, ANNOTATE_ROWS_EVENT, 0))
             known = 0;                                  /* no query: not a valid event */
-        if (!known || bk_put_at(out, pos) < 0)
+        if (!known || (!f->flashback && bk_put_at(out, pos) < 0))    /* no "# at" in a flashback */
             break;
         int rc = 1, stmt_end = 0;
         Py_ssize_t count = 1;
@@ -581,6 +581,8 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             annotate = ev;
         else if (type == ROWS_QUERY_LOG_EVENT)
             rc = rows_query_event(f, out, &body, ev, size, end);
+        else if (unit && f->flashback)
+            rc = bk_flashback_unit(f, ev, size, end, trx);
         else if (unit && !f->mysql) /* csrc/mariadb.c */
             rc = type == 2 ? bk_mariadb_query(f, out, ev, size, end, pos, trx)
                  : type == 16 ? bk_mariadb_xid(f, out, ev, size, end, trx)
@@ -591,10 +593,16 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
                  : type == 16 ? bk_mysql_xid(f, out, ev, size, end, trx)
                  : type == 40 ? bk_mysql_payload(f, out, ev, size, end, trx, &count)
                  : bk_mysql_gtid(f, out, ev, size, end, trx);
-        else if (type == TABLE_MAP_EVENT)
+        else if (type == TABLE_MAP_EVENT) {
             rc = table_map_event(f, out, hdr, &body, ev, size, end, pos, &annotate);
-        else
+            fbev.len = 0;           /* handle_table_map: events_in_stmt starts anew */
+        } else if (f->flashback) {  /* kept until the statement ends */
+            Py_ssize_t at = f->header_len + 6;
+            rc = at + 2 <= end && put_base64(&fbev, ev, size) == 0 ? 1 : at + 2 <= end ? -1 : 0;
+            stmt_end = rc > 0 && (ev[at] & STMT_END_F);
+        } else {
             rc = rows_event(f, hdr, &body, &tail, ev, size, end, &stmt_end, &rows);
+        }
         if (rc <= 0) {
             failed = rc < 0;
             break;
@@ -603,9 +611,17 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
         rel += size;
         if (!f->fixed_pos)
             pos += size;
+        if (stmt_end && f->flashback) {     /* csrc/mariadb.c */
+            int r = bk_flashback_statement(f, out, &body, &fbev, trx);
+            if (r <= 0) {
+                failed = r < 0;
+                break;
+            }
+            body.len = fbev.len = 0;
+        }
         if (stmt_end || unit) {             /* flush_statement() */
             char line[48], *o = line;
-            if (!f->mysql && !unit) {
+            if (!f->mysql && !unit && !f->flashback) {
                 o = PUT_LIT(line, "# Number of rows: ");
                 o = put_u64(o, (unsigned long long)rows);
                 *o++ = '\n';
@@ -637,6 +653,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
     out->len = m->len;
     bk_buf_free(&head);
     PyMem_Free(body.s);
+    PyMem_Free(fbev.s);
     bk_buf_free(&tail);
     return failed ? -1 : 0;
 }
@@ -673,12 +690,19 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f.header_len = PyLong_AsSsize_t(f.ctx[CTX_HEADER_LEN]);
     f.stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
     f.stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
-    f.mysql = f.fixed_pos = f.trx = 0;
+    f.mysql = f.fixed_pos = f.trx = f.flashback = 0;
     PyObject *trx_list = NULL;
     Trx trx = {0};
     if (PyTuple_GET_SIZE(args[3]) == CTX_SIZE_MYSQL) {
         f.mysql = PyLong_AsLong(f.ctx[CTX_FLAVOR]) == 1;
         f.fixed_pos = PyObject_IsTrue(f.ctx[CTX_FIXED_POS]);
+        if (!f.mysql && f.ctx[CTX_FLASHBACK] != Py_None) {
+            if (!PyTuple_Check(f.ctx[CTX_FLASHBACK]) || PyTuple_GET_SIZE(f.ctx[CTX_FLASHBACK]) != 2) {
+                PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad flashback context");
+                return NULL;
+            }
+            f.flashback = 1;
+        }
         if (f.ctx[CTX_TRX_STATE] != Py_None) {
             trx_list = f.ctx[CTX_TRX_STATE];
             if (!PyList_Check(trx_list)

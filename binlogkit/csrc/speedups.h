@@ -137,6 +137,10 @@ enum {
                              (csrc/mariadb.c); None for MySQL */
     CTX_GTID_KEEPS,       /* MariaDB: bool, the validator is kept past the first GTID
                              (--gtid-strict-mode or -vvv) */
+    CTX_FLASHBACK,        /* MariaDB: None, or (held_append, flashback_steps) for --flashback:
+                             held_append(bytes) keeps an event's held text (HeldText.append),
+                             flashback_steps(table_map, cols, width) -> the image steps
+                             (bytes) its rows are reversed with, or None (Python's then) */
     CTX_SIZE_MYSQL
 };
 
@@ -163,6 +167,7 @@ typedef struct {
     Py_ssize_t sink_at;
     Py_ssize_t soft_end;         /* no statement or unit starts at or past this index of data */
     int has_crc, encoded, verbose, mysql, fixed_pos, trx;
+    int flashback;               /* MariaDB --flashback (CTX_FLASHBACK): csrc/mariadb.c */
     long long at;                /* fixed_pos: the position every event is printed at */
     unsigned long long stop_position;
     long long stop_datetime;
@@ -293,6 +298,12 @@ int bk_mysql_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size
                   Trx *t);
 int bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                    long long pos, Trx *t);
+Py_ssize_t bk_walk_image(const unsigned char *steps, Py_ssize_t nsteps,
+                         const unsigned char *data, Py_ssize_t pos, Py_ssize_t end);
+int bk_flashback_statement(const Fmt *f, Buf *out, const Spans *maps, const Spans *events,
+                           Trx *t);
+int bk_flashback_unit(const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                      Trx *t);
 Py_ssize_t bk_query_usec_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end, int mariadb);
 int bk_mariadb_intvar(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                       Py_ssize_t end, Trx *t);

@@ -85,6 +85,18 @@ def fast_rows_eligible(opts):
             and all(kind != "server" for _, kind, _ in opts.id_filters))
 
 
+def fast_flashback_eligible(opts):
+    """Whether the C printer may print --flashback's statements and transactions
+    (csrc/mariadb.c): with the default options otherwise (no -v, no '# at' lines)."""
+    return (speedups is not None and opts.flashback and not opts.short_form and not opts.hexdump
+            and opts.base64_output in (BASE64_AUTO, BASE64_ALWAYS) and opts.print_row_count
+            and not row_event_positions(opts) and not opts.verbose
+            and not opts.skip_annotate_row_events and opts.database is None
+            and opts.table is None and not opts.server_id and not opts.verify_checksum
+            and not opts.print_table_metadata and not opts.rewrite_db
+            and all(kind != "server" for _, kind, _ in opts.id_filters))
+
+
 class Printer(PrinterBase):
     """Writes mariadb-binlog text for a sequence of binlog files."""
 
@@ -110,7 +122,7 @@ class Printer(PrinterBase):
         self._print_at = row_event_positions(options)
         self.encoded = P.do_print_encoded(self)
         self._table_map_texts = {}
-        self._fast = fast_rows_eligible(options)
+        self._fast = fast_rows_eligible(options) or fast_flashback_eligible(options)
         self._fast_context = None   # speedups.print_row_statements' ctx, per file and format
         self._fast_key = None       # ... and session state (fast.fingerprint)
         self._steady = Steady(self)
@@ -283,7 +295,9 @@ class Printer(PrinterBase):
         st = self.state
         if (self._skipping or self.encrypted or not st.printed_fd_event or st.head or st.body or st.tail
                 or st.row_events or self.annotate is not None or st.ignored_maps
-                or not st.event_group_active or reader.fde.event_type_permutation is not None):
+                or not st.event_group_active or reader.fde.event_type_permutation is not None
+                or (self.flashback is not None and (self.flashback.statement_events
+                                                    or self.flashback.event_output))):
             return pos
         steady = self._steady
         key = fingerprint(st) if steady.on() else None

@@ -24,7 +24,7 @@ FLAVOR_MARIADB = 0
 # csrc/speedups.h (tests/test_speedups_enums.py): where context_tail's entries start, and
 # the whole ctx's length
 CTX_SIZE = 15
-CTX_SIZE_MYSQL = 26
+CTX_SIZE_MYSQL = 27
 # what print_query_header reads and writes of the state (db_buf apart)
 _QUERY_STATE = ("delimiter", "db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
                 "auto_increment_increment", "auto_increment_offset", "charset_inited", "charset",
@@ -127,5 +127,27 @@ class Steady:
             entry = queries[qkey] = steady_query(p, raw, body)
             return entry
 
+        flashback = None
+        if p.flashback is not None:
+            flashback = (p.flashback.held.append, flashback_steps)
         return (FLAVOR_MARIADB, False, self.trx if self.on() else None, False, queries, query_miss,
-                {}, None, None, p.gtids, bool(p.options.gtid_strict_mode or p.options.verbose >= 3))
+                {}, None, None, p.gtids, bool(p.options.gtid_strict_mode or p.options.verbose >= 3),
+                flashback)
+
+
+def flashback_steps(table_map, cols, width):
+    """The image steps C reverses a rows event's rows with (csrc/mariadb.c): those of
+    rows.image_plan, when they walk what flashback.image_length walks (every column of
+    the table in the event, every one printable), else None (Python's then)."""
+    key = ("flashback-c", cols, width)
+    plans = table_map.plans
+    if key not in plans:
+        from binlogkit.binlog.rows import image_plan
+        from binlogkit.printer.mariadb.flashback import image_steps
+        steps = None
+        if width == table_map.column_count == len(table_map.column_types):
+            _, columns = image_steps(table_map, cols, width)
+            if all(printable for _, _, printable in columns):
+                steps = image_plan(table_map, cols).steps
+        plans[key] = steps
+    return plans[key]
