@@ -313,6 +313,8 @@ int bk_mariadb_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t siz
                    Py_ssize_t end, Trx *t);
 int bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                      Py_ssize_t end, long long pos, Trx *t);
+int bk_mysql_intvar_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t *size,
+                          Py_ssize_t avail, long long pos, Trx *t);
 int bk_mysql_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                  Trx *t);
 int bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,

@@ -23,7 +23,7 @@ from binlogkit.binlog.rowcompile import (
 from binlogkit.printer.driver import C_WINDOW, ReadAhead, statement_runs_past
 from binlogkit.printer.mysql import verbose as V
 from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
-from binlogkit.printer.mysql.events import print_query_header
+from binlogkit.printer.mysql.events import is_trans_keyword, print_query_header
 from binlogkit.printer.mysql.gtid import commit_time_parts
 from binlogkit.printer.mysql.rows import prints_gipk, table_map_text
 from binlogkit.printer.rowtext import COMMANDS
@@ -334,7 +334,7 @@ class FastRows:
 
 
 # where the C printer may start: BEGIN/COMMIT, Xid, Table_map, Rows_query, GTIDs, payloads
-START_TYPES = frozenset({L.QUERY_EVENT, L.XID_EVENT, L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT,
+START_TYPES = frozenset({L.QUERY_EVENT, L.INTVAR_EVENT, L.XID_EVENT, L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT,
                          L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT, L.TRANSACTION_PAYLOAD_EVENT})
 # what print_query_header reads of the state (and BEGIN/COMMIT must leave as it is)
 _QUERY_STATE = ("db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
@@ -409,7 +409,8 @@ def _steady_query(p, raw, body):
     """The C printer's entry for a BEGIN or COMMIT whose print_query_header text
     leaves the state as it is: (from '\terror_code' on, what follows the
     timestamp's seconds, what follows the timestamp line), else None."""
-    if body.query not in (b"BEGIN", b"COMMIT"):
+    plain = body.query not in (b"BEGIN", b"COMMIT")
+    if plain and is_trans_keyword(body.query):
         return None
     st = p.state
     shadow = object.__new__(type(st))       # copy.copy of the state (a record with a __dict__),
@@ -424,4 +425,6 @@ def _steady_query(p, raw, body):
     if (cut < 0 or not line.startswith(b"\tQuery\t")
             or out[2] != b"SET TIMESTAMP=%d%s%s\n" % (raw.when, frac, d)):
         return None
+    if plain:       # a statement: C appends its text (not in its key)
+        return line[cut:], frac, b"".join(out[3:])
     return line[cut:], frac, b"".join(out[3:]) + body.query + b"\n" + d + b"\n"
