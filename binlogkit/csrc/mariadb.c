@@ -28,6 +28,8 @@
 #define FL_EXTRA_MULTI_ENGINE_E1 1
 #define FL_EXTRA_ALTER (2 | 4 | 8)          /* START / COMMIT / ROLLBACK ALTER */
 
+static int held_append(const Fmt *f, const char *p, Py_ssize_t n);
+
 static int
 put_delim_line(Buf *b, const Fmt *f)
 {
@@ -277,6 +279,12 @@ bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
         PyErr_SetString(PyExc_TypeError, "query entry must be a tuple of 3 bytes");
         goto done;
     }
+    /* --flashback: the text is held (in `held`), BEGIN and COMMIT turn around, a statement's
+     * own text is left out (print_query) */
+    Buf held = {0};
+    Buf *keep = out;
+    if (f->flashback)
+        out = &held;
 #define ITEM(i) PyBytes_AS_STRING(PyTuple_GET_ITEM(entry, i)), PyBytes_GET_SIZE(PyTuple_GET_ITEM(entry, i))
     if (bk_put_event_header(out, f, ev, size) == 0 && BUF_LIT(out, "\tQuery\tthread_id=") == 0
         && put_number(out, thread_id) == 0 && BUF_LIT(out, "\texec_time=") == 0
@@ -285,11 +293,22 @@ bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
         && (usec == 0 || usec > 999999
             || (BUF_LIT(out, ".") == 0 && bk_buf_reserve(out, 8) == 0
                 && (out->len = put_pad(out->p + out->len, usec, 6) - out->p) > 0))
-        && put_delim_line(out, f) == 0
-        && buf_put(out, ITEM(2)) == 0 && buf_put(out, (const char *)ev + q, end - q) == 0
-        && BUF_LIT(out, "\n") == 0 && put_delim_line(out, f) == 0)
-        rc = 1;
+        && put_delim_line(out, f) == 0 && buf_put(out, ITEM(2)) == 0) {
+        if (!f->flashback)
+            rc = buf_put(out, (const char *)ev + q, end - q) == 0 && BUF_LIT(out, "\n") == 0
+                 && put_delim_line(out, f) == 0 ? 1 : -1;
+        else if (end - q == 5 && memcmp(ev + q, "BEGIN", 5) == 0)
+            rc = BUF_LIT(out, "COMMIT\n") == 0 && put_delim_line(out, f) == 0 ? 1 : -1;
+        else if (end - q == 6 && memcmp(ev + q, "COMMIT", 6) == 0)
+            rc = BUF_LIT(out, "START TRANSACTION\n") == 0 && put_delim_line(out, f) == 0 ? 1 : -1;
+        else
+            rc = 1;
+        if (rc == 1 && f->flashback && held_append(f, held.p ? held.p : "", held.len) < 0)
+            rc = -1;
+    }
 #undef ITEM
+    bk_buf_free(&held);
+    out = keep;
 done:
     Py_DECREF(entry);
     return rc;

@@ -581,7 +581,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             annotate = ev;
         else if (type == ROWS_QUERY_LOG_EVENT)
             rc = rows_query_event(f, out, &body, ev, size, end);
-        else if (unit && f->flashback)
+        else if (unit && f->flashback && (type == 16 || type == 162))
             rc = bk_flashback_unit(f, ev, size, end, trx);
         else if (unit && !f->mysql) /* csrc/mariadb.c */
             rc = type == 2 ? bk_mariadb_query(f, out, ev, size, end, pos, trx)
