@@ -92,7 +92,8 @@ def test_mariadb_context_positions():
     printer._server_filter = None
     printer.flashback = None
     printer.options = type("O", (), {"gtid_strict_mode": True, "verbose": 0})()
-    tail = mariadb_fast.Steady(printer).context_tail(None, True, None)
+    fde = type("F", (), {"binlog_version": 4})()
+    tail = mariadb_fast.Steady(printer).context_tail(fde, True, None)
     assert mariadb_fast.CTX_SIZE + len(tail) == C["CTX_SIZE_MYSQL"]
     assert tail[C["CTX_GTID_AUDIT"] - C["CTX_SIZE"]] is printer.gtids
     assert tail[C["CTX_TRX_STATE"] - C["CTX_SIZE"]] is not None

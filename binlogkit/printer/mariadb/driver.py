@@ -300,7 +300,10 @@ class Printer(PrinterBase):
                                                     or self.flashback.event_output))):
             return pos
         steady = self._steady
-        key = fingerprint(st) if steady.on() else None
+        on = steady.on(reader.fde)
+        if self.flashback is not None and not on:
+            return pos          # --flashback in C only with the transaction part
+        key = fingerprint(st) if on else None
         ctx = self._fast_context
         if ctx is None or key != self._fast_key:
             ctx = self._fast_context = self._make_fast_context(reader, stop_position, key)

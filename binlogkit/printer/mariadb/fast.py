@@ -83,10 +83,12 @@ class Steady:
         self._queries = {}          # fingerprint -> {key: entry}
         self.state_key = None
 
-    def on(self):
-        """Whether C may print GTID, Xid and Query events: no event filter at all."""
+    def on(self, fde):
+        """Whether C may print GTID, Xid, Intvar and Query events (and --flashback): no
+        event filter at all, a v4 log (binlog v1/v3 events are printed by legacy.py)."""
         gtids = self.p.gtids
-        return gtids.event_filter is None and self.p._server_filter is None
+        return (gtids.event_filter is None and self.p._server_filter is None
+                and fde.binlog_version >= 4)
 
     def load(self):
         """The printer's state into the list C reads."""
@@ -114,7 +116,8 @@ class Steady:
         """The MariaDB entries of the ctx after CTX_SIZE (csrc/speedups.h)."""
         from binlogkit._accel import speedups
         p = self.p
-        queries = self.queries(key) if self.on() else {}
+        on = self.on(fde)
+        queries = self.queries(key) if on else {}
 
         def query_miss(data, pos, qkey):
             raw = speedups.frame(data, 0, pos, has_crc)
@@ -128,9 +131,9 @@ class Steady:
             return entry
 
         flashback = None
-        if p.flashback is not None:
+        if p.flashback is not None and on:
             flashback = (p.flashback.held.append, flashback_steps)
-        return (FLAVOR_MARIADB, False, self.trx if self.on() else None, False, queries, query_miss,
+        return (FLAVOR_MARIADB, False, self.trx if on else None, False, queries, query_miss,
                 {}, None, None, p.gtids, bool(p.options.gtid_strict_mode or p.options.verbose >= 3),
                 flashback)
 
