@@ -9,8 +9,12 @@ tools; medians of wall time per process):
   - tiny: the smallest file given (default: the smallest bundled binlog);
   - small files: every file given (default: the bundled binlogs up to 64 KB),
     one process each, the median over files of each file's median.
-Both use the installed console script (`binlogkit`), TZ=UTC, output to /dev/null.
-Python's own start-up (`python -c pass`) is printed for scale.
+Both use the installed console script (`binlogkit` next to this Python: run it with
+the venv README's set-up makes), TZ=UTC, output to /dev/null.  Python's own
+start-up (`python -c pass`) is printed for scale, and the kind of install: README's
+`pip install -e . --config-settings editable_mode=compat` puts a path entry in a .pth
+file; a plain `pip install -e .` of today's setuptools installs an import hook
+instead, which costs every start-up tens of milliseconds.
 """
 import argparse
 import os
@@ -28,6 +32,23 @@ def wall(cmd, env):
     start = time.perf_counter()
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
     return time.perf_counter() - start
+
+
+def install_kind():
+    """How binlogkit is installed in this Python: 'regular', 'editable, path entry' or
+    'editable, import hook' (setuptools' __editable__ finder)."""
+    import sysconfig
+    site = Path(sysconfig.get_paths()["purelib"])
+    if list(site.glob("__editable__*binlogkit*finder.py")):
+        return "editable, import hook (slow start-up: see README's set-up)"
+    if list(site.glob("__editable__*binlogkit*.pth")) or list(site.glob("binlogkit*.egg-link")):
+        return "editable, path entry"
+    return "regular" if (site / "binlogkit").is_dir() else "not installed here"
+
+
+def console_script():
+    script = Path(sys.executable).parent / "binlogkit"
+    return str(script) if os.access(script, os.X_OK) else shutil.which("binlogkit")
 
 
 def bundled(limit):
@@ -52,7 +73,7 @@ def main(argv=None):
     ap.add_argument("files", nargs="*")
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--max-size", type=int, default=64 * 1024)
-    ap.add_argument("--binlogkit", default=shutil.which("binlogkit"))
+    ap.add_argument("--binlogkit", default=console_script())
     ap.add_argument("--mariadb-binlog", default=shutil.which("mariadb-binlog"))
     args = ap.parse_args(argv)
     if not args.binlogkit or not args.mariadb_binlog:
@@ -65,6 +86,7 @@ def main(argv=None):
     python = statistics.median(wall([sys.executable, "-c", "pass"], env) for _ in range(args.runs))
     tiny = min(files, key=os.path.getsize)
     got = medians(commands, files, args.runs, env)
+    print(f"binlogkit install: {install_kind()} ({args.binlogkit})")
     print(f"python -c pass: {python * 1000:.1f} ms")
     ours, theirs = got["binlogkit"][tiny], got["mariadb-binlog"][tiny]
     print(f"tiny ({os.path.getsize(tiny)} bytes, {Path(tiny).name}): binlogkit {ours * 1000:.1f} ms, "

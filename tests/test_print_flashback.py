@@ -202,3 +202,23 @@ def test_any_flashback_option_turns_it_on():
     flashback = run("--flashback")
     assert flashback != run() and b"Delete_rows" in flashback
     assert run("--flashback=0") == run("--skip-flashback") == run("-B") == flashback
+
+
+@pytest.mark.parametrize("spill_at", [1, 7, 64, 1 << 22])
+def test_held_text_comes_back_last_to_first(spill_at, monkeypatch):
+    """The held output (in memory, or spilled to a temporary file block by block) is
+    written event by event last to first, empty texts and texts larger than a block
+    included."""
+    from binlogkit.printer.mariadb.flashback import HeldText
+    monkeypatch.setattr(HeldText, "SPILL_AT", spill_at)
+    rnd = __import__("random").Random(spill_at)
+    texts = [bytes(rnd.randrange(256) for _ in range(rnd.choice((0, 1, 5, 30, 200))))
+             for _ in range(300)]
+    held = HeldText()
+    for text in texts:
+        held.append(text)
+    assert (held.spool is not None) == (spill_at < sum(map(len, texts)))
+    out = []
+    held.write_reversed(out.append)
+    assert b"".join(out) == b"".join(reversed(texts))
+    assert held.spool is None and not held.ends

@@ -810,3 +810,96 @@ def test_a_reader_that_goes_away_gets_no_traceback(options):
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 1
     assert first.startswith(b"/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;") and err == b""
+
+
+# -- the events between row statements (csrc/mariadb.c, printer/mariadb/fast.py) --------
+
+def python_event_types(files, **options):
+    """{type code: events process_event saw} of a C-path run (the rest C printed)."""
+    seen = {}
+    original = dump_mod.Printer.process_event
+
+    def counting(self, reader, raw, stop_position):
+        seen[raw.type_code] = seen.get(raw.type_code, 0) + 1
+        return original(self, reader, raw, stop_position)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dump_mod.Printer, "process_event", counting)
+        run_dump(files, False, **options)
+    return seen
+
+
+@needs_c
+def test_gtid_xid_and_query_events_printed_in_c():
+    """On the bundled logs C prints most GTID, Xid and Query events (Python gets the first
+    of a session state, XA groups, filters...) and the text is the pure path's."""
+    files = SETS["crc32"]
+    total = {}
+    for path in files:
+        for _, type_code, _, _ in event_starts(path):
+            total[type_code] = total.get(type_code, 0) + 1
+    seen = python_event_types(files)
+    for type_code in (162, 16, 2):      # GTID, Xid, Query
+        assert seen.get(type_code, 0) < total[type_code] // 2, (type_code, seen, total)
+    assert_same(files, expect_fast=True)
+
+
+@needs_c
+@pytest.mark.parametrize("options", [{"verbose": 3}, {"gtid_strict_mode": False},
+                                     {"gtid_strict_mode": False, "verbose": 1},
+                                     {"delimiter_test": None}],
+                         ids=["vvv-validator-kept", "no-strict", "no-strict-v", "default"])
+@pytest.mark.parametrize("name", ["crc32", "none", "compressed", "regress"])
+def test_transactions_same_both_ways(name, options):
+    """GTID validator kept or dropped, every regress log (two-phase ALTER, GTID wrap,
+    Query flags, collations, encrypted), each file alone and read in tiny chunks."""
+    options = {k: v for k, v in options.items() if k != "delimiter_test"}
+    files = (SETS[name] if name != "regress"
+             else sorted((ROOT / "fixtures" / "binlog" / "regress").glob("*/mariadb-bin.*")))
+    for path in files:
+        assert_same([path], **options)
+    assert_same(files[:3], chunk=211, **options)
+
+
+@needs_c
+def test_out_of_order_gtid_same_both_ways(tmp_path):
+    """A GTID behind its domain's last one (a file given twice): strict mode stops with the
+    same error on both paths, and warns without it."""
+    path = SETS["crc32"][1]
+    for strict in (True, False):
+        out = assert_same([path, path], gtid_strict_mode=strict)
+        assert (b"ERROR: " in out) == strict
+
+
+# -- --flashback in C (csrc/mariadb.c) ---------------------------------------------------
+
+@needs_c
+@pytest.mark.parametrize("name", ["crc32", "none", "compressed", "regress", "corrupt"])
+def test_flashback_same_both_ways(name):
+    """--flashback through the C printer (held GTID, Xid and rows statements, rows
+    reversed in C) against the pure path: each file, all of a set together, tiny read
+    chunks; damaged row images go to Python and its error."""
+    files = (SETS[name] if name in SETS
+             else sorted((ROOT / "fixtures" / "corrupt").glob("*.bin")) if name == "corrupt"
+             else sorted((ROOT / "fixtures" / "binlog" / "regress").glob("*/mariadb-bin.*")))
+    for path in files:
+        assert_same([path], flashback=True)
+    if name in SETS:
+        assert_same(files, expect_fast=True, flashback=True)
+        assert_same(files, chunk=173, flashback=True)
+
+
+@needs_c
+def test_flashback_every_stop_position():
+    files = SETS["crc32"][1:3]
+    for pos, type_code, _, size in event_starts(files[-1]):
+        assert_same(files, stop_position=pos, flashback=True)
+        if type_code in ROW_TYPES:
+            assert_same(files, stop_position=pos + size // 2, flashback=True)
+
+
+@pytest.mark.parametrize("options", [{"verbose": 1}, {"print_row_event_positions": True},
+                                     {"short_form": True}, {"base64_output": "decode-rows"}])
+@needs_c
+def test_flashback_with_other_options_takes_the_python_path(options):
+    assert_same(SETS["crc32"], expect_fast=False, flashback=True, **options)

@@ -83,6 +83,23 @@ def test_value_types_order():
     assert C["T_SIZE"] == len(names)
 
 
+def test_mariadb_context_positions():
+    from binlogkit.printer.mariadb import fast as mariadb_fast
+    assert C["CTX_SIZE"] == mariadb_fast.CTX_SIZE
+    assert C["CTX_SIZE_MYSQL"] == mariadb_fast.CTX_SIZE_MYSQL
+    printer = type("P", (), {})()
+    printer.gtids = type("G", (), {"event_filter": None})()
+    printer._server_filter = None
+    printer.flashback = None
+    printer.options = type("O", (), {"gtid_strict_mode": True, "verbose": 0})()
+    fde = type("F", (), {"binlog_version": 4})()
+    tail = mariadb_fast.Steady(printer).context_tail(fde, True, None)
+    assert mariadb_fast.CTX_SIZE + len(tail) == C["CTX_SIZE_MYSQL"]
+    assert tail[C["CTX_GTID_AUDIT"] - C["CTX_SIZE"]] is printer.gtids
+    assert tail[C["CTX_TRX_STATE"] - C["CTX_SIZE"]] is not None
+    assert tail[C["CTX_FLASHBACK"] - C["CTX_SIZE"]] is None
+
+
 def test_mysql_context_positions():
     assert C["CTX_TRX_STATE"] == fast.CTX_TRX_STATE
     assert C["CTX_SIZE_MYSQL"] == fast.CTX_SIZE_MYSQL

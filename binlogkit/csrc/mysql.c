@@ -150,12 +150,13 @@ put_num(Buf *b, unsigned long long v)
 /* A (bytes, ...) tuple of `n` items from `dict`[key], or from miss(key_arg) on a
  * miss (which fills the dict); NULL with no error set: None (leave it). */
 static PyObject *
-cached(PyObject *dict, PyObject *key, PyObject *miss, PyObject *miss_arg, PyObject *miss_arg2, int n)
+cached(PyObject *dict, PyObject *key, PyObject *miss, PyObject *miss_arg, PyObject *miss_arg2,
+       PyObject *miss_arg3, int n)
 {
     PyObject *entry = PyDict_GetItemWithError(dict, key);      /* borrowed */
     Py_XINCREF(entry);
     if (entry == NULL && !PyErr_Occurred())
-        entry = PyObject_CallFunctionObjArgs(miss, miss_arg, miss_arg2, NULL);
+        entry = PyObject_CallFunctionObjArgs(miss, miss_arg, miss_arg2, miss_arg3, NULL);
     if (entry == NULL)
         return NULL;
     if (entry == Py_None) {
@@ -183,7 +184,7 @@ put_commit_time(Buf *b, const Fmt *f, unsigned long long micros)
     PyObject *secs = PyLong_FromUnsignedLongLong(micros / 1000000);
     if (secs == NULL)
         return -1;
-    PyObject *parts = cached(f->ctx[CTX_COMMIT_TIMES], secs, f->ctx[CTX_COMMIT_TIME], secs, NULL, 2);
+    PyObject *parts = cached(f->ctx[CTX_COMMIT_TIMES], secs, f->ctx[CTX_COMMIT_TIME], secs, NULL, NULL, 2);
     Py_DECREF(secs);
     if (parts == NULL) {
         if (!PyErr_Occurred())
@@ -299,9 +300,98 @@ bk_mysql_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py
     return 1;
 }
 
+/* events.py is_trans_keyword of mysqlbinlog: BEGIN / COMMIT prefixes, SAVEPOINT,
+ * ROLLBACK, XA START / END / PREPARE / COMMIT / ROLLBACK (first 11 bytes upper-cased) */
+static int
+mysql_trans_keyword(const unsigned char *q, Py_ssize_t n)
+{
+    if (n > 0 && ((n <= 5 && memcmp(q, "BEGIN", n) == 0) || (n <= 6 && memcmp(q, "COMMIT", n) == 0)))
+        return 1;
+    static const char *words[] = {"SAVEPOINT", "ROLLBACK", "XA START", "XA END", "XA PREPARE",
+                                  "XA COMMIT", "XA ROLLBACK"};
+    for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+        Py_ssize_t len = (Py_ssize_t)strlen(words[w]), i;
+        for (i = 0; i < len && i < n; i++) {
+            int c = q[i] >= 'a' && q[i] <= 'z' ? q[i] - 32 : q[i];
+            if (c != words[w][i])
+                break;
+        }
+        if (i == len)
+            return 1;
+    }
+    return 0;
+}
+
+/* Where the microseconds of the status variables ev[p:end] are (MySQL's
+ * Q_MICROSECONDS, or with `mariadb` MariaDB's Q_HRNOW): their index, 0 when there are
+ * none, -1 when the block is not one the decoder walks plainly (a length past the
+ * block; for MariaDB a MySQL-only code or Q_CHARACTER_SET_COLLATIONS): Python's then.
+ * An unknown code ends the walk, as it ends the decoder's.  Also csrc/mariadb.c's. */
+Py_ssize_t
+bk_query_usec_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end, int mariadb)
+{
+    /* fixed lengths by code; -1 variable (below), -2 unknown */
+    static const signed char fixed[] = {4, 8, -1, 4, 6, -1, -1, 2, 2, 8, 4, -1, -1, 3, -2, -2,
+                                        1, 8, 2, 1, 1};
+    Py_ssize_t found = 0;
+    while (p < end) {
+        int code = ev[p++];
+        int n = code < (int)sizeof(fixed) ? fixed[code] : -2;
+        if (mariadb) {
+            if (code >= 12 && code <= 20)   /* MYSQL_ONLY_STATUS_CODES */
+                return -1;
+            if (code == 128) {              /* Q_HRNOW */
+                found = p;
+                n = 3;
+            } else if (code == 129) {       /* Q_XID */
+                n = 8;
+            } else if (code == 130) {       /* Q_GTID_FLAGS3 (+ sa_seq_no) */
+                if (p >= end)
+                    return -1;
+                n = 1 + (ev[p] & (4 | 8) ? 8 : 0);
+            }
+        }
+        if (n == -2)                        /* an unknown code: the decoder stops there too */
+            return found;
+        if (code == 13)
+            found = p;
+        if (n >= 0) {
+            p += n;
+        } else if (code == 2) {             /* Q_CATALOG: length, text, NUL */
+            if (p >= end)
+                return -1;
+            p += 1 + ev[p] + 1;
+        } else if (code == 11) {            /* Q_INVOKER: user, host */
+            for (int i = 0; i < 2; i++) {
+                if (p >= end)
+                    return -1;
+                p += 1 + ev[p];
+            }
+        } else if (code == 12) {            /* Q_UPDATED_DB_NAMES: count, NUL-ended names */
+            if (p >= end)
+                return -1;
+            int count = ev[p++];
+            if (count > 16)                 /* OVER_MAX_DBS_IN_EVENT_MTS (254) and the odd */
+                return -1;
+            for (int i = 0; i < count; i++) {
+                const unsigned char *nul = p < end ? memchr(ev + p, 0, end - p) : NULL;
+                if (nul == NULL)
+                    return -1;
+                p = nul - ev + 1;
+            }
+        } else {                            /* Q_TIME_ZONE, Q_CATALOG_NZ: length, text */
+            if (p >= end)
+                return -1;
+            p += 1 + ev[p];
+        }
+    }
+    return p == end ? found : -1;
+}
+
 /* A Query event whose query is BEGIN or COMMIT and whose printing leaves the
  * session state as it is (fast.py query_miss decides, per state): the header,
- * thread id, exec time and timestamp here, the rest from CTX_QUERIES. */
+ * thread id, exec time and timestamp (with its microseconds) here, the rest from
+ * CTX_QUERIES, whose key has the microseconds zeroed. */
 int
 bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                long long pos, Trx *t)
@@ -314,25 +404,35 @@ bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, P
         return 0;
     int begin = end - q == 5 && memcmp(ev + q, "BEGIN", 5) == 0;
     int commit = end - q == 6 && memcmp(ev + q, "COMMIT", 6) == 0;
-    if (!begin && !commit)
+    /* a statement (no transaction keyword): its text is not in the key, C appends it */
+    int plain = !begin && !commit && !mysql_trans_keyword(ev + q, end - q);
+    if (!begin && !commit && !plain)
         return 0;
+    Py_ssize_t kend = plain ? q : end;
     uint32_t thread_id = get_u32(ev + p), exec_time = get_u32(ev + p + 4);
     int eflags = ev[17] & (LOG_EVENT_THREAD_SPECIFIC_F | LOG_EVENT_SUPPRESS_USE_F);
     if ((eflags & LOG_EVENT_THREAD_SPECIFIC_F) && (long long)thread_id != t->thread_id)
         return 0;
-    /* the key: the flags that matter, then all but thread id and exec time */
-    PyObject *key = PyBytes_FromStringAndSize(NULL, 1 + end - p - 8);
+    Py_ssize_t status = p + post, status_end = status + (ev[p + 11] | (ev[p + 12] << 8));
+    Py_ssize_t usec_at = bk_query_usec_at(ev, status, status_end, 0);
+    if (usec_at < 0 || usec_at + 3 > status_end)
+        return 0;
+    unsigned long usec = usec_at ? (unsigned long)get_le(ev + usec_at, 3) : 0;
+    /* the key: the flags that matter, then all but thread id, exec time and microseconds */
+    PyObject *key = PyBytes_FromStringAndSize(NULL, 1 + kend - p - 8);
     if (key == NULL)
         return -1;
-    PyBytes_AS_STRING(key)[0] = (char)eflags;
-    memcpy(PyBytes_AS_STRING(key) + 1, ev + p + 8, end - p - 8);
+    PyBytes_AS_STRING(key)[0] = (char)(eflags | (plain << 7));
+    memcpy(PyBytes_AS_STRING(key) + 1, ev + p + 8, kend - p - 8);
+    if (usec_at)
+        memset(PyBytes_AS_STRING(key) + 1 + usec_at - p - 8, 0, 3);
     PyObject *entry = PyDict_GetItemWithError(f->ctx[CTX_QUERIES], key);     /* borrowed */
     PyObject *data = NULL, *at = NULL;
     if (entry == NULL && !PyErr_Occurred()) {      /* a miss: fast.py fills the dict */
         data = PyBytes_FromStringAndSize((const char *)ev, size);
         at = data ? PyLong_FromLongLong(pos) : NULL;
     }
-    entry = at || entry ? cached(f->ctx[CTX_QUERIES], key, f->ctx[CTX_QUERY_MISS], data, at, 3)
+    entry = at || entry ? cached(f->ctx[CTX_QUERIES], key, f->ctx[CTX_QUERY_MISS], data, at, key, 3)
                         : NULL;
     Py_XDECREF(at);
     Py_XDECREF(data);
@@ -344,14 +444,55 @@ bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, P
         && put_num(out, thread_id) == 0 && BUF_LIT(out, "\texec_time=") == 0
         && put_num(out, exec_time) == 0 && PUT_ITEM(out, entry, 0) == 0
         && BUF_LIT(out, "SET TIMESTAMP=") == 0 && put_num(out, get_u32(ev)) == 0
-        && PUT_ITEM(out, entry, 1) == 0 && put_statement_end(out, f) == 0
-        && PUT_ITEM(out, entry, 2) == 0)
+        && (usec == 0 || (BUF_LIT(out, ".") == 0 && bk_buf_reserve(out, 12) == 0
+                          && (out->len = put_pad(out->p + out->len, usec, 6) - out->p) > 0))
+        && put_statement_end(out, f) == 0
+        && PUT_ITEM(out, entry, 2) == 0
+        && (!plain || (buf_put(out, (const char *)ev + q, end - q) == 0 && BUF_LIT(out, "\n") == 0
+                       && put_statement_end(out, f) == 0)))
         rc = 1;
     Py_DECREF(entry);
     if (rc == 1 && commit)
         t->in_transaction = t->seen_gtid = 0;
-    else if (rc == 1)
+    else if (rc == 1 && begin)
         t->in_transaction = 1;
+    else if (rc == 1 && !t->in_transaction)     /* handle_query: a statement outside BEGIN */
+        t->seen_gtid = 0;
+    return rc;
+}
+
+/* An Intvar event and the Query it belongs to (handle_buffered keeps the Intvar until
+ * the Query prints it first): "# at" of the Query, the Intvar's text, the Query's.
+ * *size: both events' bytes.  1 printed, 0 leave both to Python, -1 error. */
+int
+bk_mysql_intvar_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t *size,
+                      Py_ssize_t avail, long long pos, Trx *t)
+{
+    uint32_t isize = *size;
+    Py_ssize_t p = f->header_len + bk_post_header(f, 5, 0), iend = isize - (f->has_crc ? 4 : 0);
+    if (p + 9 > iend || avail < (Py_ssize_t)isize + LOG_EVENT_HEADER_LEN)
+        return 0;
+    const unsigned char *q = ev + isize;
+    uint32_t qsize = get_u32(q + 9);
+    Py_ssize_t qend = (Py_ssize_t)qsize - (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
+    long long qpos = f->fixed_pos ? pos : pos + isize;
+    if (q[4] != QUERY_EVENT || qsize > avail - isize || qsize < LOG_EVENT_HEADER_LEN + (f->has_crc ? 4 : 0)
+        || f->header_len > qend || (!f->fixed_pos && (unsigned long long)qpos >= f->stop_position)
+        || (long long)get_u32(q) >= f->stop_datetime || QUERY_EVENT > f->n_post_header_len)
+        return 0;
+    int type = ev[p];
+    long long value = (long long)get_le(ev + p + 1, 8);
+    if (bk_put_at(out, qpos) < 0 || bk_put_event_header(out, f, ev, isize) < 0
+        || BUF_LIT(out, "\tIntvar\nSET ") < 0
+        || (type == 1 ? BUF_LIT(out, "LAST_INSERT_ID=") : type == 2 ? BUF_LIT(out, "INSERT_ID=")
+                                                             : BUF_LIT(out, "INVALID_INT=")) < 0
+        || (value < 0 && BUF_LIT(out, "-") < 0)
+        || put_num(out, value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value) < 0
+        || put_statement_end(out, f) < 0)
+        return -1;
+    int rc = bk_mysql_query(f, out, q, qsize, qend, qpos, t);
+    if (rc > 0)
+        *size = isize + qsize;
     return rc;
 }
 

@@ -559,7 +559,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
     unsigned long long stop_position = f->stop_position;
     Py_ssize_t min_size = LOG_EVENT_HEADER_LEN + (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
     Buf head = {0}, tail = {0};
-    Spans body = {0};
+    Spans body = {0}, fbev = {0};       /* fbev: --flashback's rows events of the statement */
     const unsigned char *annotate = NULL;    /* the pending Annotate_rows event */
     Py_ssize_t rows = 0, events = 0;
     int failed = 0;
@@ -585,7 +585,9 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
                     || (type >= 30 && type <= 32)
                     || type == (f->mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT)
                     || (f->mysql && type == PARTIAL_UPDATE_ROWS_EVENT);
-        int unit = f->trx && (type == 2 || type == 16 || type == 33 || type == 34 || type == 40);
+        int unit = f->trx && (f->mysql ? type == 2 || type == 5 || type == 16 || type == 33
+                                         || type == 34 || type == 40
+                                       : type == 2 || type == 5 || type == 16 || type == 162);
         known |= unit;
         if (f->mysql && type > f->n_post_header_len)     /* "Found invalid event" */
             known = 0;
@@ -596,7 +598,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
         if (type == ANNOTATE_ROWS_EVENT && !f->mysql
             && end <= f->header_len + bk_post_header(f, ANNOTATE_ROWS_EVENT, 0))
             known = 0;                                  /* no query: not a valid event */
-        if (!known || bk_put_at(out, pos) < 0)
+        if (!known || (!f->flashback && bk_put_at(out, pos) < 0))    /* no "# at" in a flashback */
             break;
         int rc = 1, stmt_end = 0;
         Py_ssize_t count = 1;
@@ -604,15 +606,31 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             annotate = ev;
         else if (type == ROWS_QUERY_LOG_EVENT)
             rc = rows_query_event(f, out, &body, ev, size, end);
-        else if (unit)              /* one event, printed whole: committed below */
+        else if (unit && f->flashback && (type == 16 || type == 162))
+            rc = bk_flashback_unit(f, ev, size, end, trx);
+        else if (unit && !f->mysql) /* csrc/mariadb.c */
+            rc = type == 2 ? bk_mariadb_query(f, out, ev, size, end, pos, trx)
+                 : type == 16 ? bk_mariadb_xid(f, out, ev, size, end, trx)
+                 : type == 5 ? bk_mariadb_intvar(f, out, ev, size, end, trx)
+                 : bk_mariadb_gtid(f, out, ev, size, end, trx);
+        else if (unit && type == 5) {   /* an Intvar and its Query: count both */
+            rc = bk_mysql_intvar_query(f, out, ev, &size, avail - rel, pos, trx);
+            count = 2;
+        } else if (unit)            /* one event, printed whole: committed below */
             rc = type == 2 ? bk_mysql_query(f, out, ev, size, end, pos, trx)
                  : type == 16 ? bk_mysql_xid(f, out, ev, size, end, trx)
                  : type == 40 ? bk_mysql_payload(f, out, ev, size, end, trx, &count)
                  : bk_mysql_gtid(f, out, ev, size, end, trx);
-        else if (type == TABLE_MAP_EVENT)
+        else if (type == TABLE_MAP_EVENT) {
             rc = table_map_event(f, out, hdr, &body, ev, size, end, pos, &annotate);
-        else
+            fbev.len = 0;           /* handle_table_map: events_in_stmt starts anew */
+        } else if (f->flashback) {  /* kept until the statement ends */
+            Py_ssize_t at = f->header_len + 6;
+            rc = at + 2 <= end && put_base64(&fbev, ev, size) == 0 ? 1 : at + 2 <= end ? -1 : 0;
+            stmt_end = rc > 0 && (ev[at] & STMT_END_F);
+        } else {
             rc = rows_event(f, hdr, &body, &tail, ev, size, end, &stmt_end, &rows);
+        }
         if (rc <= 0) {
             failed = rc < 0;
             break;
@@ -621,9 +639,17 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
         rel += size;
         if (!f->fixed_pos)
             pos += size;
+        if (stmt_end && f->flashback) {     /* csrc/mariadb.c */
+            int r = bk_flashback_statement(f, out, &body, &fbev, trx);
+            if (r <= 0) {
+                failed = r < 0;
+                break;
+            }
+            body.len = fbev.len = 0;
+        }
         if (stmt_end || unit) {             /* flush_statement() */
             char line[48], *o = line;
-            if (!f->mysql) {
+            if (!f->mysql && !unit && !f->flashback) {
                 o = PUT_LIT(line, "# Number of rows: ");
                 o = put_u64(o, (unsigned long long)rows);
                 *o++ = '\n';
@@ -655,6 +681,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
     out->len = m->len;
     bk_buf_free(&head);
     PyMem_Free(body.s);
+    PyMem_Free(fbev.s);
     bk_buf_free(&tail);
     return failed ? -1 : 0;
 }
@@ -691,17 +718,26 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f.header_len = PyLong_AsSsize_t(f.ctx[CTX_HEADER_LEN]);
     f.stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
     f.stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
-    f.mysql = f.fixed_pos = f.trx = 0;
+    f.mysql = f.fixed_pos = f.trx = f.flashback = 0;
     PyObject *trx_list = NULL;
     Trx trx = {0};
     if (PyTuple_GET_SIZE(args[3]) == CTX_SIZE_MYSQL) {
         f.mysql = (int)PyLong_AsLong(f.ctx[CTX_FLAVOR]);     /* 1: 8.0's text, 2: 9.7's */
         f.fixed_pos = PyObject_IsTrue(f.ctx[CTX_FIXED_POS]);
+        if (!f.mysql && f.ctx[CTX_FLASHBACK] != Py_None) {
+            if (!PyTuple_Check(f.ctx[CTX_FLASHBACK]) || PyTuple_GET_SIZE(f.ctx[CTX_FLASHBACK]) != 2) {
+                PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad flashback context");
+                return NULL;
+            }
+            f.flashback = 1;
+        }
         if (f.ctx[CTX_TRX_STATE] != Py_None) {
             trx_list = f.ctx[CTX_TRX_STATE];
-            if (!PyList_Check(trx_list) || PyList_GET_SIZE(trx_list) != 4
-                || !PyDict_Check(f.ctx[CTX_QUERIES]) || !PyDict_Check(f.ctx[CTX_COMMIT_TIMES])) {
-                PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad MySQL context");
+            if (!PyList_Check(trx_list)
+                || PyList_GET_SIZE(trx_list) != (f.mysql ? TRX_ITEMS_MYSQL : TRX_ITEMS_MARIADB)
+                || !PyDict_Check(f.ctx[CTX_QUERIES])
+                || (f.mysql && !PyDict_Check(f.ctx[CTX_COMMIT_TIMES]))) {
+                PyErr_SetString(PyExc_TypeError, "print_row_statements(): bad transaction context");
                 return NULL;
             }
             f.trx = 1;
@@ -709,6 +745,13 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             trx.in_transaction = PyObject_IsTrue(PyList_GET_ITEM(trx_list, 1));
             trx.immediate_server_version = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 2));
             trx.thread_id = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 3));
+            if (!f.mysql) {
+                trx.gtid_flags2 = (int)PyLong_AsLong(PyList_GET_ITEM(trx_list, 4));
+                trx.skip_replication = (int)PyLong_AsLong(PyList_GET_ITEM(trx_list, 5));
+                trx.allow_parallel = (int)PyLong_AsLong(PyList_GET_ITEM(trx_list, 6));
+                trx.domain_id = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 7));
+                trx.server_id = PyLong_AsLongLong(PyList_GET_ITEM(trx_list, 8));
+            }
         }
     }
     Py_ssize_t rel = PyLong_AsSsize_t(args[1]);
@@ -737,13 +780,17 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                                &trx, &m) < 0;
     PyBuffer_Release(&data);
     if (!failed && trx_list && m.events) {
-        PyObject *items[4] = {PyBool_FromLong(m.trx.seen_gtid),
+        PyObject *items[TRX_ITEMS_MARIADB] = {PyBool_FromLong(m.trx.seen_gtid),
                               PyBool_FromLong(m.trx.in_transaction),
                               PyLong_FromLongLong(m.trx.immediate_server_version),
-                              PyLong_FromLongLong(m.trx.thread_id)};
-        for (int i = 0; i < 4; i++)
+                              PyLong_FromLongLong(m.trx.thread_id),
+                              PyLong_FromLong(m.trx.gtid_flags2)};
+        int n = f.mysql ? TRX_ITEMS_MYSQL : 5;     /* MariaDB: only gtid_ev_flags2 changes */
+        for (int i = 0; i < n; i++)
             if (items[i] == NULL || PyList_SetItem(trx_list, i, items[i]) < 0)
                 failed = 1;
+        for (int i = n; i < 5; i++)
+            Py_XDECREF(items[i]);
     }
     PyObject *result = NULL, *text = failed ? NULL : bk_buf_take_bytes(&out, m.len);
     if (text != NULL)

@@ -417,9 +417,10 @@ header(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* Step kinds: keep in sync with rows.py STEP_*. */
 enum { STEP_STOP = 0, STEP_FIXED = 1, STEP_LEN1 = 2, STEP_LEN2 = 3, STEP_PACKED = 4 };
 
-/* walk_image(): length of the image at data[pos], or 0 when it cannot be walked. */
-static Py_ssize_t
-walk_image(const unsigned char *steps, Py_ssize_t nsteps,
+/* walk_image(): length of the image at data[pos], or 0 when it cannot be walked
+ * (also csrc/mariadb.c's, for --flashback). */
+Py_ssize_t
+bk_walk_image(const unsigned char *steps, Py_ssize_t nsteps,
            const unsigned char *data, Py_ssize_t pos, Py_ssize_t end)
 {
     Py_ssize_t null_bytes = (nsteps + 7) / 8;
@@ -473,12 +474,12 @@ bk_count_image_rows(const unsigned char *steps, Py_ssize_t nsteps, const unsigne
     Py_ssize_t pos = 0, count = 0, length;
     while (pos < end) {
         count++;
-        length = walk_image(steps, nsteps, data, pos, end);
+        length = bk_walk_image(steps, nsteps, data, pos, end);
         if (!length)
             break;
         pos += length;
         if (steps_ai != NULL) {
-            length = walk_image(steps_ai, nsteps_ai, data, pos, end);
+            length = bk_walk_image(steps_ai, nsteps_ai, data, pos, end);
             if (!length)
                 break;
             pos += length;

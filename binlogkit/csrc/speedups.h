@@ -115,12 +115,15 @@ enum {
                              (kind, cols, cols_ai, width, verbose); None without -v */
     CTX_SIZE,
     /* The MySQL flavor (printer/mysql/fast.py) adds these: */
-    CTX_FLAVOR = CTX_SIZE, /* int: 1 prints mysqlbinlog 8.0's text (below) */
+    CTX_FLAVOR = CTX_SIZE, /* int: 1 prints mysqlbinlog 8.0's text (below), 0 mariadb-binlog's
+                             with the GTID, Xid and Query events of csrc/mariadb.c */
     CTX_FIXED_POS,        /* bool: the events of a Transaction_payload: each one's "# at" is
                              `pos`, which does not move; new_pos is then the new `rel` */
     CTX_TRX_STATE,        /* list [seen_gtid, in_transaction, immediate_server_version,
                              thread_id], or None: with it GTID, BEGIN/COMMIT and Xid events
-                             are printed too (csrc/mysql.c), the list updated */
+                             are printed too (csrc/mysql.c), the list updated; MariaDB adds
+                             [gtid_ev_flags2, skip_replication, allow_parallel, domain_id,
+                             server_id] (-1: not printed yet) */
     CTX_GIPK,             /* bool: the CTX_MAPS texts have the GIPK line */
     CTX_QUERIES,          /* dict: Query key -> (after exec time, after the timestamp, rest) */
     CTX_QUERY_MISS,       /* callable(event bytes, pos) -> that tuple or None (fills the dict) */
@@ -130,6 +133,14 @@ enum {
                              uncompressed; one_shot may raise (then careful is asked), careful
                              answers None where Python would fail; None: Transaction_payload
                              events are left to Python */
+    CTX_GTID_AUDIT,       /* MariaDB: the GtidFiltering whose validator records GTIDs
+                             (csrc/mariadb.c); None for MySQL */
+    CTX_GTID_KEEPS,       /* MariaDB: bool, the validator is kept past the first GTID
+                             (--gtid-strict-mode or -vvv) */
+    CTX_FLASHBACK,        /* MariaDB: None, or (held_append, flashback_steps) for --flashback:
+                             held_append(bytes) keeps an event's held text (HeldText.append),
+                             flashback_steps(table_map, cols, width) -> the image steps
+                             (bytes) its rows are reversed with, or None (Python's then) */
     CTX_SIZE_MYSQL
 };
 
@@ -156,6 +167,7 @@ typedef struct {
     Py_ssize_t sink_at;
     Py_ssize_t soft_end;         /* no statement or unit starts at or past this index of data */
     int has_crc, encoded, verbose, mysql, fixed_pos, trx;
+    int flashback;               /* MariaDB --flashback (CTX_FLASHBACK): csrc/mariadb.c */
     long long at;                /* fixed_pos: the position every event is printed at */
     unsigned long long stop_position;
     long long stop_datetime;
@@ -168,7 +180,13 @@ typedef struct {
 typedef struct {
     int seen_gtid, in_transaction;
     long long immediate_server_version, thread_id;
+    /* MariaDB (csrc/mariadb.c): PrintState's gtid_ev_flags2, skip_replication and the
+     * session values its GTID lines printed last (-1: none yet) */
+    int gtid_flags2, skip_replication, allow_parallel;
+    long long domain_id, server_id;
 } Trx;
+#define TRX_ITEMS_MYSQL 4
+#define TRX_ITEMS_MARIADB 9
 
 /* What a statement loop has committed (printed whole) */
 typedef struct {
@@ -280,6 +298,23 @@ int bk_mysql_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size
                   Trx *t);
 int bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                    long long pos, Trx *t);
+Py_ssize_t bk_walk_image(const unsigned char *steps, Py_ssize_t nsteps,
+                         const unsigned char *data, Py_ssize_t pos, Py_ssize_t end);
+int bk_flashback_statement(const Fmt *f, Buf *out, const Spans *maps, const Spans *events,
+                           Trx *t);
+int bk_flashback_unit(const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                      Trx *t);
+Py_ssize_t bk_query_usec_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end, int mariadb);
+int bk_mariadb_intvar(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                      Py_ssize_t end, Trx *t);
+int bk_mariadb_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                    Py_ssize_t end, Trx *t);
+int bk_mariadb_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                   Py_ssize_t end, Trx *t);
+int bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                     Py_ssize_t end, long long pos, Trx *t);
+int bk_mysql_intvar_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t *size,
+                          Py_ssize_t avail, long long pos, Trx *t);
 int bk_mysql_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                  Trx *t);
 int bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,

@@ -24,6 +24,7 @@ from binlogkit.printer.mariadb.checkheader import (
     as_read_log_event_error, formats_before, in_use_read_error, is_read_error, read_next_event,
     refused_event,
 )
+from binlogkit.printer.mariadb.fast import Steady, fingerprint
 from binlogkit.printer.mariadb.gtid_filter import GtidFiltering
 from binlogkit.printer.mariadb.state import PrintState
 from binlogkit.printer.state import (
@@ -83,6 +84,18 @@ def fast_rows_eligible(opts):
             and all(kind != "server" for _, kind, _ in opts.id_filters))
 
 
+def fast_flashback_eligible(opts):
+    """Whether the C printer may print --flashback's statements and transactions
+    (csrc/mariadb.c): with the default options otherwise (no -v, no '# at' lines)."""
+    return (speedups is not None and opts.flashback and not opts.short_form and not opts.hexdump
+            and opts.base64_output in (BASE64_AUTO, BASE64_ALWAYS) and opts.print_row_count
+            and not row_event_positions(opts) and not opts.verbose
+            and not opts.skip_annotate_row_events and opts.database is None
+            and opts.table is None and not opts.server_id and not opts.verify_checksum
+            and not opts.print_table_metadata and not opts.rewrite_db
+            and all(kind != "server" for _, kind, _ in opts.id_filters))
+
+
 class Printer(PrinterBase):
     """Writes mariadb-binlog text for a sequence of binlog files."""
 
@@ -108,8 +121,10 @@ class Printer(PrinterBase):
         self._print_at = row_event_positions(options)
         self.encoded = P.do_print_encoded(self)
         self._table_map_texts = {}
-        self._fast = fast_rows_eligible(options)
+        self._fast = fast_rows_eligible(options) or fast_flashback_eligible(options)
         self._fast_context = None   # speedups.print_row_statements' ctx, per file and format
+        self._fast_key = None       # ... and session state (fast.fingerprint)
+        self._steady = Steady(self)
         self.read_ahead = ReadAhead()   # what the C printer gets to see past `pos`
         self.gtids = GtidFiltering(options)
         self._server_filter = self.gtids.server     # --server-id & co: checked event by event
@@ -279,11 +294,21 @@ class Printer(PrinterBase):
         st = self.state
         if (self._skipping or self.encrypted or not st.printed_fd_event or st.head or st.body or st.tail
                 or st.row_events or self.annotate is not None or st.ignored_maps
-                or not st.event_group_active or reader.fde.event_type_permutation is not None):
+                or not st.event_group_active or reader.fde.event_type_permutation is not None
+                or (self.flashback is not None and (self.flashback.statement_events
+                                                    or self.flashback.event_output))):
             return pos
+        steady = self._steady
+        on = steady.on(reader.fde)
+        if self.flashback is not None and not on:
+            return pos          # --flashback in C only with the transaction part
+        key = fingerprint(st) if on else None
         ctx = self._fast_context
-        if ctx is None:
-            ctx = self._fast_context = self._make_fast_context(reader, stop_position)
+        if ctx is None or key != self._fast_key:
+            ctx = self._fast_context = self._make_fast_context(reader, stop_position, key)
+            self._fast_key = key
+        if key is not None:
+            steady.load()
         while True:
             buf, rel = reader.buffered(pos, self.read_ahead.size)
             events, new_pos, text = speedups.print_row_statements(buf, rel, pos, ctx, self.write,
@@ -294,9 +319,11 @@ class Printer(PrinterBase):
         if events:
             self.rec_count += events
             self.write(text)
+            if key is not None:
+                steady.store()
         return pos
 
-    def _make_fast_context(self, reader, stop_position):
+    def _make_fast_context(self, reader, stop_position, key):
         fde, opts = reader.fde, self.options
         has_crc = fde.checksum_alg == L.BINLOG_CHECKSUM_ALG_CRC32
         maps = {}
@@ -321,7 +348,7 @@ class Printer(PrinterBase):
                 min(max(opts.stop_datetime, -(1 << 63)), (1 << 63) - 1),
                 self.state.delimiter, self._times, self.time_text, maps, table_map_miss,
                 self.state.table_maps, R.image_plan, self.encoded, opts.verbose,
-                _c_text_plan() if opts.verbose else None)
+                _c_text_plan() if opts.verbose else None) + self._steady.context_tail(fde, has_crc, key)
 
     def adopt_format(self, reader):
         fde = reader.fde
@@ -680,7 +707,7 @@ def dump(paths, out, options, zone, warn=None, error=None, remote=None):
             printer.warn(message)
         printer.gtids.verify_completed_state(printer.warn)
         if printer.flashback is not None:
-            printer.write(printer.flashback.output())
+            printer.flashback.write_output(printer.write)
         printer.postamble()
     finally:
         printer.flush()

@@ -20,6 +20,8 @@ What the real tool does (client/mysqlbinlog.cc, sql/log_event_client.cc):
   (format description, Table_map and Annotate_rows headers, "# Number of
   rows", Intvar...) is printed where it is met, as usual.
 """
+from array import array
+
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.errors import CorruptRowError, UnsupportedTypeError
@@ -87,6 +89,15 @@ def image_length(steps, data, pos, end, field_size=R.field_size):
     return pos - start if pos > start else None
 
 
+def cached_image_steps(table_map, cols, width):
+    """image_steps(), kept in the table map's plans (a rows event per statement repeats them)."""
+    key = ("flashback", cols, width)
+    steps = table_map.plans.get(key)
+    if steps is None:
+        steps = table_map.plans[key] = image_steps(table_map, cols, width)
+    return steps
+
+
 def reversed_rows(table_map, body):
     """change_to_flashback_event: the rows last to first, an Update's images swapped.
 
@@ -95,7 +106,7 @@ def reversed_rows(table_map, body):
     data = body.rows
     end = len(data)
     update = body.kind == "update"
-    steps = image_steps(table_map, body.cols, body.width)
+    steps = cached_image_steps(table_map, body.cols, body.width)
     rows = []
     pos = 0
     while pos < end:
@@ -157,12 +168,68 @@ class HeldRows:
         return memoryview(self.data)[:self.end]
 
 
+class HeldText:
+    """The output each event holds back (ev->output_buf), in file order, printed last to
+    first at the end: kept in one buffer, which goes to a temporary file every SPILL_AT
+    bytes, so memory stays flat whatever the size of the logs (the real tool keeps it
+    all in memory); an array has where each event's text ends."""
+    SPILL_AT = 4 << 20
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.ends = array("Q")
+        self.spool = None           # the temporary file, once the text outgrew SPILL_AT
+        self.spooled = 0            # bytes in it
+
+    def append(self, text):
+        self.buf += text
+        self.ends.append(self.spooled + len(self.buf))
+        if len(self.buf) >= self.SPILL_AT:
+            if self.spool is None:
+                import tempfile     # only big flashbacks need it
+                self.spool = tempfile.TemporaryFile(prefix="binlogkit-flashback-")
+            self.spool.write(self.buf)
+            self.spooled += len(self.buf)
+            self.buf = bytearray()
+
+    def _region(self, start, end):
+        """The held bytes [start, end) (in the file, the buffer or both)."""
+        if start >= self.spooled:
+            return memoryview(self.buf)[start - self.spooled:end - self.spooled]
+        self.spool.seek(start)
+        data = self.spool.read(min(end, self.spooled) - start)
+        if end > self.spooled:
+            data += self.buf[:end - self.spooled]
+        return memoryview(data)
+
+    def write_reversed(self, write):
+        """write() the events' texts last to first, a block of about SPILL_AT bytes at a time."""
+        ends = self.ends
+        i = len(ends)
+        while i:
+            block_end = ends[i - 1]
+            j = i - 1       # the events i-1, i-2 ... j of this block
+            while j > 0 and block_end - ends[j - 1] < self.SPILL_AT:
+                j -= 1
+            base = ends[j - 1] if j else 0
+            region = self._region(base, block_end)
+            write(b"".join([region[(ends[k - 1] if k else 0) - base:ends[k] - base]
+                            for k in range(i - 1, j - 1, -1)]))
+            i = j
+        self.buf = bytearray()
+        self.ends = array("Q")
+        if self.spool is not None:
+            self.spool.close()
+            self.spool = None
+        self.spooled = 0
+
+
 class Flashback:
     """The state of one --flashback run: held output, the statement's rows events."""
 
     def __init__(self, printer):
         self.printer = printer
-        self.held = []              # the output of each event, in file order
+        self.held = HeldText()      # the output of each event, in file order
         self.stop = b""             # the last Stop event's text
         self.event_output = []
         self.statement_events = []  # events_in_stmt
@@ -178,12 +245,10 @@ class Flashback:
             else:
                 self.held.append(text)
 
-    def output(self):
+    def write_output(self, write):
         """What main() prints after the last file."""
-        self.held.reverse()
-        text = b"".join(self.held) + b"COMMIT\n/*!*/;\n" + self.stop + b"DELIMITER ;\n"
-        self.held = []
-        return text
+        self.held.write_reversed(write)
+        write(b"COMMIT\n/*!*/;\n" + self.stop + b"DELIMITER ;\n")
 
     def rows(self, reader, raw, body):
         """print_row_event() with --flashback."""

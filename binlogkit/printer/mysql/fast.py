@@ -23,7 +23,7 @@ from binlogkit.binlog.rowcompile import (
 from binlogkit.printer.driver import C_WINDOW, ReadAhead, statement_runs_past
 from binlogkit.printer.mysql import verbose as V
 from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
-from binlogkit.printer.mysql.events import print_query_header
+from binlogkit.printer.mysql.events import is_trans_keyword, print_query_header
 from binlogkit.printer.mysql.gtid import commit_time_parts
 from binlogkit.printer.mysql.rows import prints_gipk, table_map_text
 from binlogkit.printer.rowtext import COMMANDS
@@ -36,7 +36,7 @@ FLAVOR_MYSQL97 = 2      # the context's flavor for mysqlbinlog 9.7's text (rows 
 # print_row_statements' ctx: where the transaction state sits, how long it is
 # (CTX_TRX_STATE, CTX_SIZE_MYSQL in csrc/speedups.h; tests/test_speedups_enums.py)
 CTX_TRX_STATE = 17
-CTX_SIZE_MYSQL = 24
+CTX_SIZE_MYSQL = 27
 # bytes the C printer gets to see past its start, so that statements rarely
 # straddle the end of the read buffer
 _KINDS = ("write", "update", "delete", "update")   # by the C printer's kind code (3: partial)
@@ -296,12 +296,13 @@ class FastRows:
                 body[1].table_id, body[1], table_map_text(body[1], gipk, p.print_table_metadata))
             return entry
 
-        def query_miss(data, pos):
+        def query_miss(data, pos, key):
+            """The entry of a Query event C has no entry for, under C's key (the event
+            from its error code on, its microseconds zeroed)."""
             decoded = _decode(data, pos, has_crc, fmt, L.QUERY_EVENT)
             if decoded is None:
                 return None
             raw, body = decoded
-            key = bytes((raw.flags & 0x0C,)) + bytes(raw.payload[fmt.header_len + 8:])
             entry = queries[key] = _steady_query(p, raw, body)
             return entry
 
@@ -317,7 +318,7 @@ class FastRows:
                      self._trx if trx_on else None, gipk, queries, query_miss,
                      self._commit_times, self._commit_time_parts,
                      _decompressors() if trx_on and self._payloads_here(layout, has_crc, fixed_pos)
-                     else None)
+                     else None, None, False, None)
         return ctx
 
     def _payloads_here(self, layout, has_crc, fixed_pos):
@@ -336,7 +337,7 @@ class FastRows:
 
 
 # where the C printer may start: BEGIN/COMMIT, Xid, Table_map, Rows_query, GTIDs, payloads
-START_TYPES = frozenset({L.QUERY_EVENT, L.XID_EVENT, L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT,
+START_TYPES = frozenset({L.QUERY_EVENT, L.INTVAR_EVENT, L.XID_EVENT, L.TABLE_MAP_EVENT, L.ROWS_QUERY_LOG_EVENT,
                          L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT, L.TRANSACTION_PAYLOAD_EVENT})
 # what print_query_header reads of the state (and BEGIN/COMMIT must leave as it is)
 _QUERY_STATE = ("db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
@@ -412,7 +413,8 @@ def _steady_query(p, raw, body):
     """The C printer's entry for a BEGIN or COMMIT whose print_query_header text
     leaves the state as it is: (from '\terror_code' on, what follows the
     timestamp's seconds, what follows the timestamp line), else None."""
-    if body.query not in (b"BEGIN", b"COMMIT"):
+    plain = body.query not in (b"BEGIN", b"COMMIT")
+    if plain and is_trans_keyword(body.query):
         return None
     st = p.state
     shadow = object.__new__(type(st))       # copy.copy of the state (a record with a __dict__),
@@ -427,4 +429,6 @@ def _steady_query(p, raw, body):
     if (cut < 0 or not line.startswith(b"\tQuery\t")
             or out[2] != b"SET TIMESTAMP=%d%s%s\n" % (raw.when, frac, d)):
         return None
+    if plain:       # a statement: C appends its text (not in its key)
+        return line[cut:], frac, b"".join(out[3:])
     return line[cut:], frac, b"".join(out[3:]) + body.query + b"\n" + d + b"\n"
