@@ -211,6 +211,7 @@ class SlowlogParser:
 
     def __iter__(self):
         stream = open_slowlog(self.path)
+        self._binary_head = None if not hasattr(stream, "peek") else is_binary(stream.peek(65536))
         machine = LineMachine(self)
         st = self.stats
         held = []       # entries kept back until the input shows it is a slow log
@@ -221,14 +222,14 @@ class SlowlogParser:
                     if not (st.recognized or st.header_lines):
                         if len(held) < _HOLD_MAX and machine.pos < _HOLD_BYTES:
                             continue
-                        self.not_a_slowlog()
+                        self.refuse_binary(held)
                     yield from held
                     held = None
                     continue
                 yield ev
             if held is not None:
                 if st.bytes and not (st.recognized or st.header_lines):
-                    self.not_a_slowlog()
+                    self.refuse_binary(held)
                 yield from held
         except SlowlogError:
             raise
@@ -423,8 +424,24 @@ class SlowlogParser:
         return value
 
 
+    def refuse_binary(self, held):
+        """No slow-log header seen: the API reads text as queries, as pt-query-digest
+        reads it (its own samples include such files; the digest command refuses it);
+        binary input (random bytes, a binlog) is not a slow log."""
+        if getattr(self, "_binary_head", False) or any(is_binary(ev.query) for ev in held):
+            self.not_a_slowlog()
+
     def not_a_slowlog(self):
         raise SlowlogError("not a slow log (no slow-log entries found)", path=self.name, offset=0)
+
+
+_CONTROL = bytes(c for c in range(32) if c not in b"\t\n\r\f\v")
+
+
+def is_binary(data) -> bool:
+    """A NUL, or more than one byte in ten a control character: not text."""
+    data = bytes(data[:65536])
+    return b"\0" in data or len(data) - len(data.translate(None, _CONTROL)) > len(data) // 10
 
 
 def parse_slowlog(paths, zone=None, server_version=None, stats=None):
