@@ -211,7 +211,7 @@ class SlowlogParser:
 
     def __iter__(self):
         stream = open_slowlog(self.path)
-        self._binary_head = None if not hasattr(stream, "peek") else is_binary(stream.peek(65536))
+        self._binary_head = is_binary(stream.peek(65536))     # open_slowlog: buffered
         machine = LineMachine(self)
         st = self.stats
         held = []       # entries kept back until the input shows it is a slow log
@@ -428,7 +428,7 @@ class SlowlogParser:
         """No slow-log header seen: the API reads text as queries, as pt-query-digest
         reads it (its own samples include such files; the digest command refuses it);
         binary input (random bytes, a binlog) is not a slow log."""
-        if getattr(self, "_binary_head", False) or any(is_binary(ev.query) for ev in held):
+        if self._binary_head or any(is_binary(ev.query) for ev in held):
             self.not_a_slowlog()
 
     def not_a_slowlog(self):
