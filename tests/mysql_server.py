@@ -8,7 +8,9 @@ import os
 
 import pytest
 
-from binlogkit.lab.mysql_root import MySQLServer, mysqlbinlog, in_root, copy_into_root, root_available  # noqa: F401
+from binlogkit.lab.mysql_root import (  # noqa: F401
+    MySQLServer, copy_into_root, in_root, mysqlbinlog, root_available, root_dir,
+)
 
 _WHY = "no MySQL 9.7 root (python3 -m binlogkit.lab.mysql_root build, as root)"
 

@@ -24,3 +24,24 @@ def test_server_writes_binlogs_the_real_mysqlbinlog_reads():
         names = [f.name for f in srv.binlog_files()]
         assert names == [f"binlog.00000{i}" for i in range(1, 5)]
         assert srv.sql("SELECT COUNT(*) FROM d.t").strip() == "2"
+
+
+def test_mysqlbinlog_leaves_no_load_data_files_in_the_root():
+    """mysqlbinlog writes each LOAD DATA file (SQL_LOAD_MB-*) to TMPDIR and never removes
+    it; the harness gives each run a TMPDIR of its own, so the root's /tmp stays clean
+    (it held 471 such files after a day of test runs: issue 27 item 12)."""
+    import pathlib
+
+    from mysql_server import copy_into_root, root_dir
+    log = pathlib.Path(__file__).resolve().parents[1] / "fixtures/mysql97/gtid_full/binlog.000001"
+    root_tmp = pathlib.Path(root_dir()) / "tmp"
+    before = set(root_tmp.rglob("SQL_LOAD_MB-*"))
+    inside = copy_into_root([log])
+    try:
+        r = mysqlbinlog(["--no-defaults", *inside])
+    finally:
+        import shutil
+        shutil.rmtree(root_tmp / pathlib.Path(inside[0]).parent.name, ignore_errors=True)
+    assert r.returncode == 0, r.stderr
+    assert b"LOAD DATA LOCAL INFILE '" in r.stdout and b"SQL_LOAD_MB-" in r.stdout  # it wrote one
+    assert set(root_tmp.rglob("SQL_LOAD_MB-*")) - before == set()

@@ -131,12 +131,23 @@ def _chroot(root: Path, *argv: str, tmpdir: str = "/tmp") -> list[str]:
 
 def mysqlbinlog(args, *more, root: Path | None = None, env: dict | None = None,
                 **run_kw) -> subprocess.CompletedProcess:
-    """Run the root's mysqlbinlog 9.7 with ``args`` (paths as the chroot sees them)."""
+    """Run the root's mysqlbinlog 9.7 with ``args`` (paths as the chroot sees them).
+
+    mysqlbinlog writes a LOAD DATA statement's file (SQL_LOAD_MB-<id>-<n>) to
+    --local-load, else to TMPDIR, and never removes it: without --local-load
+    this run gets a TMPDIR of its own in the root's /tmp, removed when it ends
+    (the output names files that are gone; pass --local-load to keep them).
+    """
     root = Path(root or root_dir())
     argv = [str(a) for a in (list(args) if not isinstance(args, str) else [args])] + list(more)
     run_kw.setdefault("capture_output", True)
-    return subprocess.run(_chroot(root, "/usr/bin/mysqlbinlog", *argv),
-                          env=dict(os.environ, **(env or {})), **run_kw)
+    env = dict(os.environ, **(env or {}))
+    if any(a.startswith(("--local-load", "-l")) for a in argv):
+        return subprocess.run(_chroot(root, "/usr/bin/mysqlbinlog", *argv), env=env, **run_kw)
+    (root / "tmp").mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="binlogkit-load-", dir=root / "tmp") as tmp:
+        return subprocess.run(_chroot(root, "/usr/bin/mysqlbinlog", *argv,
+                                      tmpdir=in_root(tmp, root)), env=env, **run_kw)
 
 
 def mysqlbinlog_version(root: Path | None = None) -> str:
