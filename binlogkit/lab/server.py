@@ -156,6 +156,8 @@ class MariaDBServer:
                 except Exception:
                     pass
             if time.monotonic() > deadline:
+                self.proc.kill()            # a server that never came up is not left running
+                self.proc.wait()
                 raise RuntimeError(f"mariadbd did not accept connections on {self.socket} "
                                    f"within {self.startup_timeout}s:\n" + self._log_tail())
             time.sleep(0.1)
