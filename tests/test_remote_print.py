@@ -17,7 +17,8 @@ import pytest
 
 from binlogkit.lab.server import server_available
 from remote_server import (
-    MARIADB_BINLOG, PASSWORD, USER, compare, socket_args, start_server, stop_server, tcp_args,
+    MARIADB_BINLOG, PASSWORD, USER, compare, run_tool, socket_args, start_server, stop_server,
+    tcp_args,
 )
 
 pytestmark = [pytest.mark.server,
@@ -116,6 +117,32 @@ def test_gtid_positions(server):
     compare(args + ["--start-position=0-1-5", server.names[0]])
     compare(args + ["--start-position=0-1-5", "--stop-position=0-1-30", "-t", server.names[0]])
     compare(args + ["--stop-position=0-1-12", "-t", server.names[0]])
+
+
+def test_port_and_socket_on_the_command_line(server):
+    """The MariaDB clients' rule: a port given on the command line means TCP (even for
+    localhost), a socket the socket; the last one given wins; libmariadb uses TCP for a
+    host other than localhost even with --protocol=SOCKET."""
+    login = ["--user", USER, f"--password={PASSWORD}", server.names[0]]
+    for where in (["-hlocalhost", f"-P{server.port}"],
+                  ["-S/nonexistent.sock", f"-P{server.port}"],
+                  [f"-P{server.port}", "-S", str(server.socket)],
+                  ["--protocol=TCP", "-S", str(server.socket)],
+                  ["-h127.0.0.1", "--protocol=SOCKET", f"-P{server.port}"]):
+        out, code, _ = compare(where + login)
+        assert code == 0 and b"# End of log file" in out, where
+
+
+def test_cannot_connect_messages(server, tmp_path):
+    """No server there: the client library's own words (stderr compared too)."""
+    login = ["--user", USER, server.names[0]]
+    for where in (["-h127.0.0.1", "-P1"], ["-hlocalhost", "-P1"],
+                  [f"--socket={tmp_path}/none.sock"], ["-hno-such-host.invalid"],
+                  ["-S/no.sock", "-P1"], ["--protocol=TCP", "-P1", "-S/no.sock"]):
+        real = run_tool([MARIADB_BINLOG, "--no-defaults", "-R"], where + login, "UTC", str(tmp_path))
+        ours = run_tool([sys.executable, "-m", "binlogkit", "print", "-R"], where + login, "UTC",
+                        str(tmp_path))
+        assert ours == real, where
 
 
 def test_errors(server):

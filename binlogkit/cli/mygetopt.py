@@ -117,6 +117,10 @@ class Getopt:
     def _text(self, key, **kw):
         return self.MESSAGES[key].format(p=self.progname, **kw)
 
+    # the MariaDB clients: a port given on the command line means TCP, a socket the
+    # socket (the last one given wins; option files do not switch)
+    PROTOCOL_OF = {"port": "tcp", "socket": "socket"}
+
     def __init__(self, table=MARIADB_BINLOG_OPTIONS, extras=None, progname="mariadb-binlog",
                  stderr=None, on_version=None):
         self.table = table
@@ -266,6 +270,8 @@ class Getopt:
             if name == "password" and self._arg is not None:
                 self.secrets.append((self._arg, value))
             out.append(f"--{name}={value}")
+        if self._arg is not None and name in self.PROTOCOL_OF:
+            out.append(f"--protocol={self.PROTOCOL_OF[name]}")
 
     def _bool(self, name, value, out):
         word = None if value is None else value.lower()
@@ -305,6 +311,7 @@ class Getopt:
 
 class MysqlGetopt(Getopt):
     """mysqlbinlog 9.7's my_getopt: whole option names only, its own words for each message."""
+    PROTOCOL_OF = {}            # libmysql: localhost is the socket whatever the port
     MESSAGES = {
         "unknown_option": "{p}: [ERROR] unknown option '{arg}'.",
         "unknown_variable": "{p}: [ERROR] unknown variable '{var}'.",

@@ -28,7 +28,8 @@ def connect_options(kw):
         ssl_verify_server_cert=bool(kw.get("ssl_verify_server_cert")),
         enable_cleartext_plugin=bool(kw.get("enable_cleartext_plugin")),
         server_public_key_path=kw.get("server_public_key_path"),
-        get_server_public_key=bool(kw.get("get_server_public_key")))
+        get_server_public_key=bool(kw.get("get_server_public_key")),
+        client="mysql" if kw.get("flavor") == "mysql" else "mariadb")
 
 
 def check_ssl_mode(text):

@@ -7,8 +7,10 @@ is given; TLS, auth plugins and packet sizes as remote.handshake decides them
 (--ssl-mode, --ssl*, --enable-cleartext-plugin, --server-public-key-path,
 --get-server-public-key).  Every read has a timeout (`read_timeout`).
 """
+import errno
 import getpass
 import os
+import socket
 
 from binlogkit._record import record
 from binlogkit.remote.protocol import ServerError, _server_error
@@ -39,16 +41,23 @@ class ConnectOptions:
     connect_timeout: float = 30.0
     read_timeout: float = 600.0     # no byte from the server for this long: connection lost
     max_packet: int = 1 << 30       # mysqlbinlog's max_allowed_packet
+    client: str = "mariadb"         # whose client rules and messages: "mariadb" or "mysql"
+
+    @property
+    def local_host(self):
+        return self.host in (None, "", "localhost")
 
     @property
     def uses_socket(self):
-        """libmariadb's rule: 'localhost' (or no host) means the unix socket."""
+        """'localhost' (or no host) means the unix socket unless --protocol=TCP.
+        libmariadb uses TCP for any other host even with --protocol=SOCKET; libmysql
+        takes the socket (and refuses another host: `connect`)."""
         protocol = (self.protocol or "").lower()
         if protocol == "tcp":
             return False
-        if protocol == "socket":
+        if protocol == "socket" and self.client == "mysql":
             return True
-        return self.host in (None, "", "localhost")
+        return self.local_host
 
     def describe(self):
         if self.uses_socket:
@@ -103,6 +112,8 @@ def connect(options, read_timeout=None, warn=None):
                   program_name="binlogkit", server_public_key=_public_key(options, warn),
                   binlogkit_options=options, max_packet=options.max_packet)
     if options.uses_socket:
+        if options.client == "mysql" and not options.local_host:
+            raise ServerError("Failed on connect: Wrong or unknown protocol", CR_CONN_UNKNOW_PROTOCOL)
         kwargs["unix_socket"] = options.socket_path()
     else:
         kwargs["host"] = options.tcp_host()
@@ -110,8 +121,44 @@ def connect(options, read_timeout=None, warn=None):
     try:
         return Handshake(**kwargs)
     except Exception as exc:
+        message = _connect_failure(options, getattr(exc, "original_exception", None))
+        if message is not None:
+            raise ServerError(f"Failed on connect: {message}", CR_CONN_HOST_ERROR) from None
         error = _server_error(exc)
         raise ServerError(f"Failed on connect: {error.message}", error.errno) from None
+
+
+CR_CONN_HOST_ERROR, CR_CONN_UNKNOW_PROTOCOL = 2003, 2047
+_NO_SERVER = (FileNotFoundError, ConnectionRefusedError, PermissionError)
+
+
+def _connect_failure(options, cause):
+    """The client library's words when no server could be reached, or None.
+
+    libmariadb: "Can't connect to server on 'HOST' (115)" (its non-blocking
+    connect reports EINPROGRESS for a refused port), "... local server through
+    socket 'PATH' (2)", "Unknown server host 'HOST' (-2)"; libmysql names MySQL
+    and HOST:PORT.  Names are cut as their printf formats cut them (%-.64s, %-.100s)."""
+    if not isinstance(cause, (socket.gaierror,) + _NO_SERVER):
+        return None
+    code = cause.errno
+    mysql = options.client == "mysql"
+    word = " MySQL" if mysql else ""
+    host = options.host or "localhost"
+    if isinstance(cause, socket.gaierror):
+        return f"Unknown{word} server host '{_cut(host, 100)}' ({code})"
+    if options.uses_socket:
+        path = _cut(options.socket_path(), 100 if mysql else 64)
+        return f"Can't connect to local{word} server through socket '{path}' ({code})"
+    if mysql:
+        return f"Can't connect to MySQL server on '{_cut(host, 100)}:{options.tcp_port()}' ({code})"
+    if code == errno.ECONNREFUSED:
+        code = errno.EINPROGRESS
+    return f"Can't connect to server on '{_cut(host, 64)}' ({code})"
+
+
+def _cut(text, size):
+    return os.fsencode(text)[:size].decode("utf-8", "replace")
 
 
 def _public_key(options, warn):
