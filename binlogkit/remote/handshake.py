@@ -22,10 +22,13 @@ its own (or not at all) the way the real clients do:
 import os
 import struct
 
-import pymysql
-from pymysql import err
-from pymysql.connections import MysqlPacket
-from pymysql.constants import CLIENT
+from binlogkit.remote import _pymysql
+
+pymysql = _pymysql.load()
+
+from pymysql import err  # noqa: E402
+from pymysql.connections import MysqlPacket  # noqa: E402
+from pymysql.constants import CLIENT  # noqa: E402
 
 CR_SSL_CONNECTION_ERROR = 2026
 CR_AUTH_PLUGIN_CANNOT_LOAD = 2059
