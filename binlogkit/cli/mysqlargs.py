@@ -39,11 +39,22 @@ def normalize_args(args, known, stdout=None, stderr=None):
     except DefaultsError as exc:
         stderr.write("".join(line + "\n" for line in exc.args[0]))
         sys.exit(exc.exit_code)
-    if found.print_defaults:
+    mysql = _login_path_given(args) or mysql_command_line(file_args, rest, known)
+    if mysql:       # mysqlbinlog's option files: its groups, the login path file
+        from binlogkit.cli.mysqldefaults import format_mysql_print_defaults, load_mysql_defaults
+        try:
+            found, file_args, rest = load_mysql_defaults(
+                args, warn=lambda text: stderr.write(text + "\n"))
+        except DefaultsError as exc:
+            stderr.write("".join(line + "\n" for line in exc.args[0]))
+            sys.exit(exc.exit_code)
+        if found.print_defaults:
+            stdout.write(format_mysql_print_defaults(file_args, rest))
+            sys.exit(0)
+    elif found.print_defaults:
         stdout.write(format_print_defaults(PROGNAME, file_args, rest))
         sys.exit(0)
     versions = []
-    mysql = mysql_command_line(file_args, rest, known)
     if mysql:       # binlogkit's own options stay; mariadb-binlog's are unknown to mysqlbinlog
         extras = {name: spec for name, spec in known.items()
                   if name not in MYSQLBINLOG_OPTIONS and name not in MARIADB_BINLOG_OPTIONS}
@@ -73,6 +84,20 @@ def normalize_args(args, known, stdout=None, stderr=None):
         hide(getopt.secrets)
         parsed.append("--password-on-command-line")
     return _known_only(parsed, known)
+
+
+_LEADING = ("--no-defaults", "--no-login-paths", "--defaults-file=", "--defaults-extra-file=",
+            "--defaults-group-suffix=", "--login-path=")
+
+
+def _login_path_given(args):
+    """A leading --login-path: only mysqlbinlog has it (mariadb-binlog calls it unknown)."""
+    for arg in args:
+        if not arg.startswith(_LEADING):
+            return False
+        if arg.startswith("--login-path="):
+            return True
+    return False
 
 
 def mysql_command_line(file_args, cmd_args, known):
