@@ -287,6 +287,33 @@ def test_gtid_mode_backup_resumes(server, tmp_path):
     check_copy(server, tmp_path, first)
 
 
+def test_gtid_mode_backup_through_restarts(server, tmp_path):
+    """COM_BINLOG_DUMP_GTID through a clean restart and a SIGKILL during writes: the
+    copies are still the server's files (closed ones identical, the current one a prefix)."""
+    first = current_log(server)
+    writer = Writer(server)
+    writer.start()
+    proc = start_backup(server, tmp_path, first, "--read-from-remote-source=BINLOG-DUMP-GTIDS",
+                        remote_option=None)
+    try:
+        wait_for_dumps(server, 1)
+        time.sleep(1.0)
+        server.restart()                    # clean: a Stop event ends the log
+        time.sleep(1.5)
+        server.kill()                       # SIGKILL during writes: no Stop event
+        server.start()
+        time.sleep(1.5)
+    finally:
+        writer.stop()
+    assert writer.commits > 20
+    server.sql("FLUSH BINARY LOGS;")
+    wait_for_copy(server, tmp_path)
+    code, err = stop_backup(proc)
+    assert code == 0, err
+    assert "reconnecting" in err
+    assert len(check_copy(server, tmp_path, first)) >= 4
+
+
 def test_gap_purged_past_the_reader(server, tmp_path):
     first = current_log(server)
     server.sql("INSERT INTO b.t (v, n) VALUES ('p', 1);")
