@@ -83,6 +83,8 @@ def normalize_args(args, known, stdout=None, stderr=None):
         from binlogkit.cli.passwords import hide
         hide(getopt.secrets)
         parsed.append("--password-on-command-line")
+        if mysql:       # mysqlbinlog warns as it reads its options
+            parsed.append("--mysql-password-warning")
     return _known_only(parsed, known)
 
 

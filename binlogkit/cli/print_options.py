@@ -100,6 +100,7 @@ OPTIONS = (
     _o("--password", "str", None, "Password (-p alone: ask on the terminal)."),
     _o("--password-prompt", "flag", False, hidden=True),
     _o("--password-on-command-line", "flag", False, hidden=True),
+    _o("--mysql-password-warning", "flag", False, hidden=True),     # mysqlbinlog's command line
     _o("--protocol", "str", None, "The protocol to use for connection (tcp, socket)."),
     _o("--ssl-mode", "str", None,
        "MySQL: DISABLED, PREFERRED (default), REQUIRED, VERIFY_CA or VERIFY_IDENTITY."),

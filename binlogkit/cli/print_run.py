@@ -191,7 +191,8 @@ def no_files(kw, usage_text):
 def _run_print(files, kw):
     out = None
     try:
-        if kw.get("password_on_command_line") and kw.get("flavor") == "mysql":
+        if kw.get("mysql_password_warning") or (kw.get("password_on_command_line")
+                                                and kw.get("flavor") == "mysql"):
             from binlogkit.cli.passwords import MYSQL_WARNING
             sys.stderr.write(MYSQL_WARNING + "\n")
         if kw.get("ssl_mode") is not None:

@@ -54,7 +54,8 @@ def _connector(options, kw=None):
     """connect(options) as a callable; the first connection to a MySQL server with a
     password from the command line prints mysqlbinlog's warning (mariadb-binlog has none)."""
     pending = [bool(kw and kw.get("password_on_command_line"))
-               and (kw.get("flavor") or "auto") != "mysql"]
+               and (kw.get("flavor") or "auto") != "mysql"
+               and not kw.get("mysql_password_warning")]
 
     def connector():
         conn = connect(options, warn=_client_warning)
