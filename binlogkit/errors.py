@@ -39,6 +39,13 @@ class TruncatedEventError(BinlogError):
     """The file ends in the middle of an event."""
 
 
+class ReadFailedError(BinlogError):
+    """The system could not read the file at this offset (a --start-position past what a
+    file offset can be: the real tools' seek fails and they print it as a negative number)."""
+
+    read_error = True
+
+
 class UnreadableFileError(BinlogError):
     """A binlog the system would not let binlogkit read (permissions, a directory).
     The message says why ("cannot read: Permission denied"); ``tool_message`` is what

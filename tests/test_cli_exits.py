@@ -149,3 +149,20 @@ def test_report_p_alone_asks_as_print_does(monkeypatch):
     asked.clear()
     res = CliRunner().invoke(main, ["report", "-S", "/nonexistent/mysqld.sock", "-p", "secret"])
     assert asked == [] and res.exit_code == 1
+
+
+@pytest.mark.skipif(MARIADB_BINLOG is None, reason="mariadb-binlog is not installed")
+@pytest.mark.parametrize("flashback", [[], ["--flashback"]])
+@pytest.mark.parametrize("position", ["18446744073709551615", "9223372036854775808"])
+def test_start_position_past_any_file_offset(position, flashback):
+    """The real tool's seek fails and it prints the offset signed; binlogkit said a traceback
+    (an int too big for C).  Same lines, the last one naming the file, exit 1."""
+    args = ["--no-defaults", *flashback, f"--start-position={position}", str(BINLOG)]
+    want = subprocess.run([MARIADB_BINLOG, *args], capture_output=True)
+    got = subprocess.run([sys.executable, "-m", "binlogkit", "print", *args], capture_output=True)
+    assert got.returncode == want.returncode == 1
+    assert got.stdout == want.stdout
+    w, g = want.stderr.decode().splitlines(), got.stderr.decode().splitlines()
+    assert g[0] == w[0] == "ERROR: Error in Log_event::read_log_event(): 'read error'"
+    offset = w[1].split("offset ")[1].split(":")[0]
+    assert g[1] == f"ERROR: {BINLOG}, offset {offset}: {w[1][len('ERROR: '):]}"

@@ -56,6 +56,14 @@ OPTION_CASES = [
     ["--ssl-mode=DISABLED", "--server-id-bits=8", "--compression-algorithms=zstd",
      "--get-server-public-key", "--tls-ciphersuites=x", "--bind-address=127.0.0.1"],
     ["-i", "--require-row-format=0"], ["--compress"],
+    # numbers out of their range: adjusted with a warning, or refused past 64 bits
+    ["--server-id-bits=99"], ["--server-id-bits=-1"], ["--open-files-limit=1"],
+    ["--binlog-row-event-max-size=5"], ["--zstd-compression-level=0"],
+    ["--zstd-compression-level=4294967296"], ["--start-position=1"], ["--stop-position=0"],
+    ["--connection-server-id=-5"], ["--port=4294967295"], ["--port=-1"],
+    ["--offset=18446744073709551616"], ["--start-position=18446744073709551616"],
+    ["--port=18446744073709551615"], ["--offset=-2k"],
+    ["--stop-never-slave-server-id=7", "--compress"],
 ]
 
 
@@ -68,6 +76,24 @@ def test_options_on_a_mysql_log_as_mysqlbinlog_974(args):
     assert got.returncode == want.returncode
     w, g = LOAD_FILE.sub(b"'<LOAD_FILE>'", want.stdout), LOAD_FILE.sub(b"'<LOAD_FILE>'", got.stdout)
     assert g == w, diff_text(w, g, " ".join(args))
+
+
+@needs_mysql
+@pytest.mark.parametrize("position", ["18446744073709551615", "9223372036854775808", "300", "1000"])
+def test_read_errors_at_a_start_position(position):
+    """A position past what a file offset can be (a failed seek, printed signed), inside an
+    event whose length is past 1 GiB ("Event too big") or past the end: mysqlbinlog's words,
+    in binlogkit's one line that names the file and the offset, exit 1."""
+    args = ["--short-form", f"--start-position={position}"]
+    want = real(args, [LOG97])
+    got = binlogkit(*args, str(LOG97))
+    assert got.returncode == want.returncode == 1
+    assert LOAD_FILE.sub(b"", got.stdout) == LOAD_FILE.sub(b"", want.stdout)
+    first, *rest = [line for line in want.stderr.decode().splitlines() if line.startswith("ERROR")]
+    offset = first.split("offset ")[1].split(":")[0]
+    assert rest and f"{LOG97}, offset {offset}" in got.stderr.decode()
+    assert got.stderr.decode().splitlines()[-1].endswith(
+        first[len("ERROR: "):] + " " + rest[0][len("ERROR: "):])
 
 
 def argv0(text):

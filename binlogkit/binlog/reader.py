@@ -22,7 +22,8 @@ from binlogkit.binlog.layout import (
     PRE_GA_EVENT_TYPE_PERMUTATION, ROTATE_EVENT, START_EVENT_V3, START_V3_HEADER_LEN, UINT32,
 )
 from binlogkit.errors import (
-    BadMagicError, BinlogError, ChecksumMismatchError, TruncatedEventError, UnreadableFileError,
+    BadMagicError, BinlogError, ChecksumMismatchError, ReadFailedError, TruncatedEventError,
+    UnreadableFileError,
 )
 
 CHUNK_SIZE = 1 << 20
@@ -376,8 +377,10 @@ class BinlogReader:
         self._fill(pos + event_size, pos)
         rel = pos - self._buf_pos
         if len(self._buf) - rel < event_size:
-            raise self._error(TruncatedEventError, f"Event truncated, data_len: {event_size}, "
-                              f"event_type: {header[1]}", pos, header[1])
+            error = self._error(TruncatedEventError, f"Event truncated, data_len: {event_size}, "
+                                f"event_type: {header[1]}", pos, header[1])
+            error.data_len = event_size
+            raise error
         raw = self._buf[rel:rel + event_size]
         return self._frame(pos, header, raw)
 
@@ -431,6 +434,8 @@ class BinlogReader:
         """The RawEvent at file offset `pos`, or None at a clean end of file.
 
         Callers go forward: the buffer before `pos` may be dropped."""
+        if pos >= 1 << 63:        # no file offset: lseek fails, the real tools print it signed
+            raise self._error(ReadFailedError, "read error", pos - (1 << 64))
         if self._map is not None and pos - self._released >= MAP_RELEASE:
             self._release_before(pos)
         event = None

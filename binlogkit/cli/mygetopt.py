@@ -340,6 +340,62 @@ class MysqlGetopt(Getopt):
                    "adjusted to 0."])
         return "0"
 
+    def _number(self, name, value):
+        """A number option's value within its limits (MYSQL_NUMBERS), with mysqlbinlog's
+        warnings for a value adjusted and its errors for one past 64 bits."""
+        spec = MYSQL_NUMBERS.get(name)
+        if spec is None:
+            return super()._number(name, value)
+        signed, low, high = spec
+        variable = MYSQL_VARIABLES.get(name, name)
+        text = value.strip()
+        negative = text.startswith("-")
+        if negative and not signed:
+            return self._adjusted(variable, f"value {text}", low)
+        number = int(super()._number(name, text.lstrip("-") if negative else text))
+        if _past_64_bits(text):
+            lines = [f"{self.progname}: [ERROR] Incorrect {'' if signed else 'unsigned '}"
+                     f"integer value: '{value}'."]
+            if not signed and low > 0:
+                lines.append(f"{self.progname}: [Warning] option '{variable}': unsigned value 0 "
+                             f"adjusted to {low}.")
+            raise GetoptError(EXIT_UNKNOWN_SUFFIX, lines + [
+                self._text("setting", value=value, var=variable)])
+        number = -number if negative else number
+        if signed and number >= 1 << 63:
+            raise GetoptError(EXIT_UNKNOWN_SUFFIX, [
+                f"{self.progname}: [ERROR] Incorrect integer value: '{value}'.",
+                self._text("setting", value=value, var=variable)])
+        kind = "signed" if signed else "unsigned"
+        if number < low:
+            return self._adjusted(variable, f"{kind} value {number}", low)
+        if number > high:
+            return self._adjusted(variable, f"{kind} value {number}", high)
+        return str(number)
+
+    def _adjusted(self, variable, what, to):
+        self._say([f"{self.progname}: [Warning] option '{variable}': {what} adjusted to {to}."])
+        return str(to)
+
+
+def _past_64_bits(text):
+    digits = text.lstrip("+-")
+    digits = digits[:len(digits) - len(digits.lstrip("0123456789"))]
+    return bool(digits) and int(digits) >= 1 << 64
+
+
+U64 = (1 << 64) - 1
+# mysqlbinlog 9.7.4's number options: (signed, lowest, highest), as its warnings show them
+MYSQL_NUMBERS = {
+    "offset": (False, 0, U64), "server-id": (False, 0, U64), "server-id-bits": (False, 7, 32),
+    "start-position": (False, 4, U64), "stop-position": (False, 4, U64),
+    "open-files-limit": (False, 8, (1 << 32) - 1),
+    "binlog-row-event-max-size": (False, 256, U64), "zstd-compression-level": (False, 1, 22),
+    "port": (True, 0, (1 << 31) - 1), "connection-server-id": (True, -1, (1 << 32) - 1),
+    "stop-never-slave-server-id": (True, -1, (1 << 32) - 1),
+}
+MYSQL_VARIABLES = {"open-files-limit": "open_files_limit"}
+
 
 def base64_output_mode(value):
     """mysqlbinlog's --base64-output: a case-insensitive unique prefix of its modes."""

@@ -75,6 +75,9 @@ def normalize_args(args, known, stdout=None, stderr=None):
     if versions:
         stdout.flush()
         sys.exit(0)
+    if mysql and any(arg.startswith("--stop-never-slave-server-id=") for arg in parsed):
+        stderr.write("WARNING: --stop-never-slave-server-id is deprecated and will be removed in "
+                     "a future version. Use --connection-server-id instead.\n\n")
     if mysql and "--compress" in parsed:
         stderr.write("WARNING: --compress is deprecated and will be removed in a future version. "
                      "Use --compression-algorithms instead.\n\n")

@@ -268,7 +268,7 @@ class Printer(PrinterBase):
         process = self.process_event
         try:
             while True:
-                if self._fast:
+                if self._fast and pos < 1 << 63:
                     pos = self._print_row_statements(reader, pos, stop_position)
                 raw = read_next_event(reader, pos)
                 if raw is None:

@@ -13,6 +13,9 @@ from binlogkit.errors import EventDecodeError
 # Binlog_read_error::get_str()
 TRUNC_EVENT = "binlog truncated in the middle of event; consider out of disk space"
 BOGUS = "corrupted data in log event"
+IO_ERROR = "I/O error reading log event"
+EVENT_TOO_BIG = "Event too big"
+MAX_EVENT_SIZE = 1 << 30        # mysqlbinlog's max_allowed_packet: a longer event is "too big"
 TRUNC_FD_EVENT = "Found invalid Format description event in binary log"
 CHECKSUM_FAILURE = "Event crc check failed! Most likely there is event corruption."
 INVALID_EVENT = "Found invalid event in binary log"

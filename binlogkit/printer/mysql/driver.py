@@ -12,7 +12,9 @@ closing statements and the postamble before the exit status says 1.
 """
 from binlogkit.binlog import layout as L
 from binlogkit.binlog.reader import BinlogReader
-from binlogkit.errors import BinlogError, ChecksumMismatchError, TruncatedEventError
+from binlogkit.errors import (
+    BinlogError, ChecksumMismatchError, ReadFailedError, TruncatedEventError,
+)
 from binlogkit.printer.driver import PrinterBase, StopDump
 from binlogkit.printer.mysql import decode as D
 from binlogkit.printer.mysql import events as E
@@ -188,9 +190,12 @@ class MysqlPrinter(PrinterBase):
                 if self.file_in_use:
                     self.warn("File ends with a truncated event.")
                     return
-                self.read_error(exc.offset, D.TRUNC_EVENT, exc.type_code)
+                self.read_error(exc.offset, D.EVENT_TOO_BIG if getattr(exc, "data_len", 0)
+                                > D.MAX_EVENT_SIZE else D.TRUNC_EVENT, exc.type_code)
             except ChecksumMismatchError as exc:
                 self.read_error(exc.offset, D.CHECKSUM_FAILURE, exc.type_code)
+            except ReadFailedError as exc:
+                self.read_error(exc.offset, D.IO_ERROR, exc.type_code)
             except BinlogError as exc:
                 self.read_error(exc.offset, D.BOGUS, exc.type_code)
             if ev is None:
