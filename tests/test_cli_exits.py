@@ -153,7 +153,8 @@ def test_report_p_alone_asks_as_print_does(monkeypatch):
 
 @pytest.mark.skipif(MARIADB_BINLOG is None, reason="mariadb-binlog is not installed")
 @pytest.mark.parametrize("flashback", [[], ["--flashback"]])
-@pytest.mark.parametrize("position", ["18446744073709551615", "9223372036854775808"])
+@pytest.mark.parametrize("position", ["18446744073709551615", "9223372036854775808",
+                                      "9223372036854775807"])
 def test_start_position_past_any_file_offset(position, flashback):
     """The real tool's seek fails and it prints the offset signed; binlogkit said a traceback
     (an int too big for C).  Same lines, the last one naming the file, exit 1."""

@@ -79,7 +79,8 @@ def test_options_on_a_mysql_log_as_mysqlbinlog_974(args):
 
 
 @needs_mysql
-@pytest.mark.parametrize("position", ["18446744073709551615", "9223372036854775808", "300", "1000"])
+@pytest.mark.parametrize("position", ["18446744073709551615", "9223372036854775808",
+                                      "9223372036854775807", "300", "1000"])
 def test_read_errors_at_a_start_position(position):
     """A position past what a file offset can be (a failed seek, printed signed), inside an
     event whose length is past 1 GiB ("Event too big") or past the end: mysqlbinlog's words,

@@ -33,6 +33,8 @@ _unpack_header = COMMON_HEADER.unpack_from
 _unpack_u32 = UINT32.unpack_from
 
 
+READ_FAILS_AT = (1 << 63) - (1 << 20)     # reads from here on pass the largest file offset
+
 class RawEvent:
     """One event as it sits in the file: header fields plus its bytes.
 
@@ -434,8 +436,9 @@ class BinlogReader:
         """The RawEvent at file offset `pos`, or None at a clean end of file.
 
         Callers go forward: the buffer before `pos` may be dropped."""
-        if pos >= 1 << 63:        # no file offset: lseek fails, the real tools print it signed
-            raise self._error(ReadFailedError, "read error", pos - (1 << 64))
+        if pos >= READ_FAILS_AT:   # a read there fails (the end would pass the largest file
+            # offset), or the seek does: the real tools print the offset signed
+            raise self._error(ReadFailedError, "read error", pos if pos < 1 << 63 else pos - (1 << 64))
         if self._map is not None and pos - self._released >= MAP_RELEASE:
             self._release_before(pos)
         event = None

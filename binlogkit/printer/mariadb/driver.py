@@ -13,7 +13,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.binlog.events import decode_event, mariadb_status_view
 from binlogkit.binlog.legacy_events import decode_rotate_minimal_header
-from binlogkit.binlog.reader import BinlogReader, PyRawEvent
+from binlogkit.binlog.reader import READ_FAILS_AT, BinlogReader, PyRawEvent
 from binlogkit.errors import (
     BinlogError, BinlogkitError, EventDecodeError, InvalidEventError,
 )
@@ -268,7 +268,7 @@ class Printer(PrinterBase):
         process = self.process_event
         try:
             while True:
-                if self._fast and pos < 1 << 63:
+                if self._fast and pos < READ_FAILS_AT:
                     pos = self._print_row_statements(reader, pos, stop_position)
                 raw = read_next_event(reader, pos)
                 if raw is None:
