@@ -167,3 +167,11 @@ def test_start_position_past_any_file_offset(position, flashback):
     assert g[0] == w[0] == "ERROR: Error in Log_event::read_log_event(): 'read error'"
     offset = w[1].split("offset ")[1].split(":")[0]
     assert g[1] == f"ERROR: {BINLOG}, offset {offset}: {w[1][len('ERROR: '):]}"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_report_threshold_must_be_a_finite_number(value):
+    """click's FloatRange took nan (every comparison false: no stall ever over it)."""
+    res = CliRunner().invoke(main, ["report", "--slowlog", str(SLOW), "--binlog", str(BINLOG),
+                                    "--threshold", value])
+    assert res.exit_code == 2 and "not a finite number of seconds" in res.output

@@ -72,6 +72,18 @@ def _password(conn):
         conn["password"] = _ask_password()
 
 
+
+class Seconds(click.FloatRange):
+    """A number of seconds: a float in the range, and finite (FloatRange lets nan through)."""
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        import math
+        got = super().convert(value, param, ctx)
+        if not math.isfinite(got):
+            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
+        return got
+
 @click.command("report", cls=_GreedyCommand, help=HELP)
 @click.option("--binlog", "binlogs", multiple=True, metavar="FILE...",
               type=click.Path(readable=False),   # unreadable, a directory: bad input, exit 1
@@ -93,7 +105,7 @@ def _password(conn):
 @click.option("--since", default=None, metavar="T",
               help="Report from this time (YYYY-MM-DD[ HH:MM:SS][Z|+HH:MM], or 2h, 30m...).")
 @click.option("--until", default=None, metavar="T", help="Report up to this time.")
-@click.option("--threshold", type=click.FloatRange(min=0), default=1.0, show_default=True,
+@click.option("--threshold", type=Seconds(min=0), default=1.0, show_default=True,
               metavar="SECONDS", help="Stalls at least this long make the exit status 3.")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "html", "json"]),
               default="text", show_default=True)
