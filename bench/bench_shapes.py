@@ -26,6 +26,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,8 +37,24 @@ MODES = {"default": [], "vv": ["-vv", "--base64-output=decode-rows"], "flashback
          "v": ["-v"]}
 
 
+TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None     # GNU time
+
+
 def run(cmd, env, pipe):
-    """(wall s, CPU s, peak RSS KiB, exit status) of one run of cmd."""
+    """(wall s, CPU s, peak RSS KiB, exit status) of one run of cmd.
+
+    The peak RSS is GNU time's (%M) where /usr/bin/time exists: a child's ru_maxrss
+    as this process reads it from wait4 counts this Python process's own pages too
+    (a vfork'd child exec()s from its parent's address space, and Linux keeps the
+    larger high-water mark across exec), so anything under ~14 MiB would read as
+    this process's size.  Without GNU time that figure is printed.  CPU and wall come
+    from wait4 as before (GNU time's own share, about a millisecond, included: its
+    %U/%S have only 10 ms steps)."""
+    report = None
+    if TIME:
+        fd, report = tempfile.mkstemp(prefix="bench-time-")
+        os.close(fd)
+        cmd = [TIME, "-f", "%M", "-o", report, *cmd]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if pipe else subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env)
@@ -48,7 +65,12 @@ def run(cmd, env, pipe):
         proc.stdout.close()
     _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(status)
+    rss = ru.ru_maxrss
+    if report is not None:
+        with open(report) as f:
+            rss = int(f.read().split()[-1])     # after "Command exited with non-zero status N"
+        os.unlink(report)
+    return wall, ru.ru_utime + ru.ru_stime, rss, os.waitstatus_to_exitcode(status)
 
 
 def binlogkit_command():

@@ -37,6 +37,7 @@ from binlogkit.errors import BinlogError
 from binlogkit.printer.driver import ReadAhead
 from binlogkit.printer.mariadb import driver as dump_mod
 from binlogkit.printer.mariadb import events as P
+from binlogkit.printer.mariadb import flashback as FB
 from binlogkit.printer import text as T
 from binlogkit.printer.mariadb.rows_fast import c_text_plan
 from binlogkit.printer.mariadb.rows_verbose import print_verbose_reference
@@ -83,6 +84,7 @@ def run_dump(files, pure, chunk=None, **options):
             mp.setattr(P, "base64_lines", T.base64_lines_py)
             mp.setattr(P, "header_text", T.header_text_py)
             mp.setattr(dump_mod, "speedups", None)
+            mp.setattr(FB, "reversed_texts", FB.reversed_texts_py)
         else:
             mp.setattr(dump_mod, "speedups", counting)
         if chunk:
@@ -887,6 +889,39 @@ def test_flashback_same_both_ways(name):
     if name in SETS:
         assert_same(files, expect_fast=True, flashback=True)
         assert_same(files, chunk=173, flashback=True)
+
+
+@needs_c
+@pytest.mark.parametrize("spill_at", [1, 100, 5000])
+def test_flashback_spilled_held_text_same_both_ways(spill_at, monkeypatch):
+    """The held text C appends (csrc/mariadb.c held_append) spills to the temporary file as
+    HeldText.append spills it: every event, every few, the blocks read back last to first."""
+    monkeypatch.setattr(FB.HeldText, "SPILL_AT", spill_at)
+    assert_same(SETS["crc32"], expect_fast=True, flashback=True)
+    assert_same(SETS["compressed"], chunk=173, flashback=True)
+
+
+@needs_c
+def test_held_reversed_same_as_python():
+    """speedups.held_reversed (a block of HeldText.write_reversed) against its Python twin,
+    on random texts, empty ones included, every block; ranges it must refuse."""
+    rnd = random.Random(25)
+    held = FB.HeldText()
+    texts = [rnd.randbytes(rnd.choice((0, 0, 1, 7, 90))) for _ in range(400)]
+    for text in texts:
+        held.append(text)
+    region, ends = bytes(held.buf), memoryview(held.ends).cast("Q")
+    for _ in range(300):
+        lo = rnd.randrange(len(texts) + 1)
+        hi = rnd.randrange(lo, len(texts) + 1)
+        base = ends[lo - 1] if lo else 0
+        sub = region[base:ends[hi - 1] if hi else 0]
+        assert speedups.held_reversed(sub, ends, lo, hi, base) == FB.reversed_texts_py(
+            memoryview(sub), ends, lo, hi, base) == b"".join(reversed(texts[lo:hi]))
+    for lo, hi, base, sub in ((0, 401, 0, region), (5, 4, 0, region), (-1, 3, 0, region),
+                              (0, 10, 0, region[:3]), (10, 20, 0, region[:5])):
+        with pytest.raises(ValueError):
+            speedups.held_reversed(sub, ends, lo, hi, base)
 
 
 @needs_c

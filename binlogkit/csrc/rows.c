@@ -719,6 +719,7 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f.stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
     f.stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
     f.mysql = f.fixed_pos = f.trx = f.flashback = 0;
+    f.held = NULL;
     PyObject *trx_list = NULL;
     Trx trx = {0};
     if (PyTuple_GET_SIZE(args[3]) == CTX_SIZE_MYSQL) {
@@ -760,9 +761,18 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     f.at = pos;
 
+    Held held;
+    if (f.flashback) {
+        if (bk_held_open(&held, PyTuple_GET_ITEM(f.ctx[CTX_FLASHBACK], 0)) < 0)
+            return NULL;
+        f.held = &held;
+    }
     Py_buffer data;             /* bytes, or a read-only mapping of the file (binlog/reader.py) */
-    if (PyObject_GetBuffer(args[0], &data, PyBUF_SIMPLE) < 0)
+    if (PyObject_GetBuffer(args[0], &data, PyBUF_SIMPLE) < 0) {
+        if (f.held)
+            bk_held_close(f.held);
         return NULL;
+    }
     Buf out = {0};
     out.as_bytes = 1;
     /* room for the usual text (base64: 4/3 of the events, plus the header lines) at once,
@@ -773,12 +783,16 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         room = f.sink_at + (f.sink_at >> 2) + 4096;
     if (avail > 0 && bk_buf_reserve(&out, room) < 0) {
         PyBuffer_Release(&data);
+        if (f.held)
+            bk_held_close(f.held);
         return NULL;
     }
     Mark m;
     int failed = bk_statements(&f, (const unsigned char *)data.buf, data.len, rel, pos, &out,
                                &trx, &m) < 0;
     PyBuffer_Release(&data);
+    if (f.held)
+        bk_held_close(f.held);
     if (!failed && trx_list && m.events) {
         PyObject *items[TRX_ITEMS_MARIADB] = {PyBool_FromLong(m.trx.seen_gtid),
                               PyBool_FromLong(m.trx.in_transaction),

@@ -137,8 +137,10 @@ enum {
                              (csrc/mariadb.c); None for MySQL */
     CTX_GTID_KEEPS,       /* MariaDB: bool, the validator is kept past the first GTID
                              (--gtid-strict-mode or -vvv) */
-    CTX_FLASHBACK,        /* MariaDB: None, or (held_append, flashback_steps) for --flashback:
-                             held_append(bytes) keeps an event's held text (HeldText.append),
+    CTX_FLASHBACK,        /* MariaDB: None, or (held, flashback_steps) for --flashback: held,
+                             the flashback.HeldText that keeps the events' held texts (C
+                             appends to its bytearrays `buf` and `ends` as its append()
+                             does, and calls its spill() when buf reaches SPILL_AT),
                              flashback_steps(table_map, cols, width) -> the image steps
                              (bytes) its rows are reversed with, or None (Python's then) */
     CTX_SIZE_MYSQL
@@ -160,6 +162,18 @@ typedef struct {
  * works (its optional fifth argument): every SINK_AT bytes or so (the sixth) */
 #define SINK_AT (256 * 1024)
 
+/* --flashback's held text (CTX_FLASHBACK[0], a flashback.HeldText), taken out of it for
+ * one call: csrc/mariadb.c */
+typedef struct {
+    PyObject *obj, *buf, *ends;  /* the HeldText, its bytearrays (new references) */
+    long long spooled;           /* its spooled: bytes already in its temporary file */
+    Py_ssize_t spill_at;
+} Held;
+
+int bk_held_open(Held *h, PyObject *obj);
+void bk_held_close(Held *h);
+PyObject *bk_held_reversed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
 /* The context, taken out of ctx */
 typedef struct {
     PyObject **ctx;
@@ -168,6 +182,7 @@ typedef struct {
     Py_ssize_t soft_end;         /* no statement or unit starts at or past this index of data */
     int has_crc, encoded, verbose, mysql, fixed_pos, trx;
     int flashback;               /* MariaDB --flashback (CTX_FLASHBACK): csrc/mariadb.c */
+    Held *held;                  /* ... and its held text */
     long long at;                /* fixed_pos: the position every event is printed at */
     unsigned long long stop_position;
     long long stop_datetime;

@@ -132,7 +132,7 @@ class Steady:
 
         flashback = None
         if p.flashback is not None and on:
-            flashback = (p.flashback.held.append, flashback_steps)
+            flashback = (p.flashback.held, flashback_steps)
         return (FLAVOR_MARIADB, False, self.trx if on else None, False, queries, query_miss,
                 {}, None, None, p.gtids, bool(p.options.gtid_strict_mode or p.options.verbose >= 3),
                 flashback)
