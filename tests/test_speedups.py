@@ -863,6 +863,68 @@ def test_transactions_same_both_ways(name, options):
     assert_same(files[:3], chunk=211, **options)
 
 
+def _user_var(name, value=None, type_code=0, charset=33, flags=None, value_len=None):
+    """A User_var event body: NULL without a value."""
+    body = struct.pack("<I", len(name)) + name
+    if value is None:
+        return body + b"\1"
+    body += struct.pack("<BBII", 0, type_code, charset, len(value) if value_len is None else value_len)
+    return body + value + (b"" if flags is None else bytes([flags]))
+
+
+USER_VARS = [      # (body, whether C prints it)
+    (_user_var(b"plain"), True), (_user_var(b"back`tick``"), True), (_user_var(b""), True),
+    (_user_var(b"r", struct.pack("<d", 1e300), 1), True), (_user_var(b"r", struct.pack("<d", -0.0), 1), True),
+    (_user_var(b"r", struct.pack("<d", 1 / 3), 1, flags=0), True),
+    (_user_var(b"r", struct.pack("<d", 2.5e-7), 1), True),
+    (_user_var(b"r", struct.pack("<d", float("inf")), 1), False),
+    (_user_var(b"r", struct.pack("<d", float("nan")), 1), False),
+    (_user_var(b"r", struct.pack("<f", 1.5), 1), True), (_user_var(b"r", struct.pack("<d", 7.0) + b"xy", 1), True),
+    (_user_var(b"i", struct.pack("<q", -1), 2, flags=0), True),
+    (_user_var(b"u", struct.pack("<q", -1), 2, flags=1), True),
+    (_user_var(b"i", b"\x01\x02\x03", 2), True), (_user_var(b"i", b"\xff" * 12, 2), True),
+    (_user_var(b"s", "é`x'\n".encode(), 0, 33), True), (_user_var(b"s", b"\0\xff", 0, 63), True),
+    (_user_var(b"s", b"", 0, 8), True), (_user_var(b"s", b"abc", 0, 9999), False),
+    (_user_var(b"d", b"\x0a\x02\x80\x00\x00\x01\x00", 4), False),
+    (_user_var(b"row", b"", 3), False), (_user_var(b"odd", b"1", 9), False),
+]
+BAD_USER_VARS = [struct.pack("<I", 50) + b"short\0", _user_var(b"x")[:-1], _user_var(b"v", b"abc", 0)[:-2],
+                 _user_var(b"v", b"abc", 0, value_len=9), struct.pack("<I", 1) + b"v\0\0"]
+
+
+def _statement_log(tmp_path, name, bodies):
+    """fixtures' none/mariadb-bin.000001 up to its first GTID, then User_var (and Rand)
+    events made here: (type, body) each."""
+    data = bytearray((ROOT / "fixtures" / "binlog" / "none" / "mariadb-bin.000001").read_bytes()[:322])
+    for type_code, body in bodies:
+        size = 19 + len(body)
+        data += struct.pack("<IBIIIH", 1700000000, type_code, 1, size, len(data) + size, 0) + body
+    path = tmp_path / name
+    path.write_bytes(bytes(data))
+    return path
+
+
+@needs_c
+def test_user_var_and_rand_same_both_ways(tmp_path):
+    """User_var and Rand events (statement-format logs) printed by csrc/mariadb.c against
+    the Python printers: names with backticks, REAL values (infinite and NaN ones are
+    Python's), INT signed and unsigned, short and long values, strings of known and
+    unknown charsets, DECIMAL, ROW and unknown types (Python's), damaged events (Python's
+    error), in the default output, -vv and --flashback."""
+    rands = [(13, struct.pack("<QQ", 1, 2)), (13, struct.pack("<QQ", 1 << 63, (1 << 64) - 1))]
+    good = _statement_log(tmp_path, "good.000001", [(14, b) for b, _ in USER_VARS] + rands)
+    for options in ({}, {"verbose": 2}, {"flashback": True}):
+        text = assert_same([good], expect_fast=True, **options)
+        assert text.count(b"\tUser_var\n") == len(USER_VARS) and text.count(b"\tRand\n") == 2
+    for n, (body, in_c) in enumerate(USER_VARS):     # C prints each one it can
+        _, events = run_dump([_statement_log(tmp_path, "one.000001", [(14, body)] * 3)], False)
+        assert (events == 3) == in_c, n
+    for n, body in enumerate(BAD_USER_VARS):
+        path = _statement_log(tmp_path, f"bad{n}.000001", [(14, USER_VARS[0][0]), (14, body), rands[0]])
+        for options in ({}, {"flashback": True}):
+            assert b"ERROR: " in assert_same([path], **options)
+
+
 @needs_c
 def test_out_of_order_gtid_same_both_ways(tmp_path):
     """A GTID behind its domain's last one (a file given twice): strict mode stops with the

@@ -11,8 +11,15 @@
  */
 #include "speedups.h"
 
+#include <math.h>
+
 #define QUERY_EVENT 2
 #define INTVAR_EVENT 5
+#define RAND_EVENT 13
+#define USER_VAR_EVENT 14
+#define STRING_RESULT 0                     /* Item_result */
+#define REAL_RESULT 1
+#define INT_RESULT 2
 #define XID_EVENT 16
 #define GTID_EVENT 162
 #define LOG_EVENT_THREAD_SPECIFIC_F 0x4
@@ -45,6 +52,15 @@ put_number(Buf *b, unsigned long long v)
         return -1;
     b->len = put_u64(b->p + b->len, v) - b->p;
     return 0;
+}
+
+/* v as a signed longlong (llstr) */
+static int
+put_signed(Buf *b, long long v)
+{
+    if (v < 0 && BUF_LIT(b, "-") < 0)
+        return -1;
+    return put_number(b, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 }
 
 /* print_skip_replication(): a flag that differs from the one last printed prints a line */
@@ -189,6 +205,126 @@ bk_mariadb_intvar(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size
         || put_delim_line(out, f) < 0)
         return -1;
     return 1;
+}
+
+/* Rand_log_event::print: "\tRand" and the two seeds (signed) */
+int
+bk_mariadb_rand(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
+                Trx *t)
+{
+    Py_ssize_t p = f->header_len + bk_post_header(f, RAND_EVENT, 0);
+    if (p + 16 > end || !skip_replication_steady(ev, t))
+        return 0;
+    if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tRand\nSET @@RAND_SEED1=") < 0
+        || put_signed(out, (long long)get_le(ev + p, 8)) < 0 || BUF_LIT(out, ", @@RAND_SEED2=") < 0
+        || put_signed(out, (long long)get_le(ev + p + 8, 8)) < 0 || put_delim_line(out, f) < 0)
+        return -1;
+    return 1;
+}
+
+/* User_var_log_event::print of a NULL, INT, REAL (finite) or STRING value of a known
+ * charset (CTX_USER_VAR); DECIMAL values and anything odd are Python's */
+int
+bk_mariadb_user_var(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                    Py_ssize_t end, Trx *t)
+{
+    PyObject *uv = f->ctx[CTX_USER_VAR];
+    Py_ssize_t p = f->header_len + bk_post_header(f, USER_VAR_EVENT, 0);
+    if (uv == Py_None || p + 4 > end || !skip_replication_steady(ev, t))
+        return 0;
+    uint32_t name_len = get_u32(ev + p);
+    const unsigned char *name = ev + p + 4;
+    if ((uint64_t)name_len + 1 > (uint64_t)(end - p - 4))    /* the null byte must follow */
+        return 0;
+    p += 4 + name_len;
+    int is_null = ev[p] != 0;
+    int type = 0;
+    uint32_t charset = 0, value_len = 0;
+    const unsigned char *value = NULL;
+    if (!is_null) {
+        if (p + 10 > end)
+            return 0;
+        type = ev[p + 1];
+        charset = get_u32(ev + p + 2);
+        value_len = get_u32(ev + p + 6);
+        if (value_len > (uint64_t)(end - p - 10))
+            return 0;
+        value = ev + p + 10;
+    }
+    int flags = !is_null && p + 10 + (Py_ssize_t)value_len < end ? ev[p + 10 + value_len] : 0;
+    unsigned char v8[8] = {0};
+    if (value)
+        memcpy(v8, value, value_len < 8 ? value_len : 8);
+    PyObject *pair = NULL;
+    double real = 0;
+    if (is_null) {
+    } else if (type == REAL_RESULT) {       /* "%.14g" */
+        memcpy(&real, v8, 8);
+        if (!isfinite(real))
+            return 0;
+    } else if (type == STRING_RESULT) {
+        PyObject *key = PyLong_FromUnsignedLong(charset);
+        if (key == NULL)
+            return -1;
+        pair = PyDict_GetItemWithError(PyTuple_GET_ITEM(uv, 0), key);     /* borrowed */
+        Py_XINCREF(pair);
+        if (pair == NULL && !PyErr_Occurred())
+            pair = PyObject_CallOneArg(PyTuple_GET_ITEM(uv, 1), key);
+        Py_DECREF(key);
+        if (pair == NULL)
+            return -1;
+        if (pair == Py_None) {
+            Py_DECREF(pair);
+            return 0;
+        }
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2
+            || !PyBytes_Check(PyTuple_GET_ITEM(pair, 0)) || !PyBytes_Check(PyTuple_GET_ITEM(pair, 1))) {
+            Py_DECREF(pair);
+            PyErr_SetString(PyExc_TypeError, "user variable charset entry must be 2 bytes");
+            return -1;
+        }
+    } else if (type != INT_RESULT) {        /* DECIMAL_RESULT, ROW_RESULT, unknown: Python */
+        return 0;
+    }
+    int rc = -1;
+    if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tUser_var\nSET @`") < 0)
+        goto done;
+    for (uint32_t i = 0; i < name_len; i++)       /* backtick(): ` doubled */
+        if ((name[i] == '`' && BUF_LIT(out, "`") < 0) || buf_put(out, (const char *)name + i, 1) < 0)
+            goto done;
+    if (BUF_LIT(out, "`:=") < 0)
+        goto done;
+    if (is_null) {
+        if (BUF_LIT(out, "NULL") < 0)
+            goto done;
+    } else if (type == REAL_RESULT) {
+        char text[64];
+        int n = snprintf(text, sizeof(text), "%.14g", real);
+        if (n <= 0 || n >= (int)sizeof(text) || buf_put(out, text, n) < 0)
+            goto done;
+    } else if (type == INT_RESULT) {
+        unsigned long long u = get_le(v8, 8);
+        if (flags & 1 ? put_number(out, u) < 0 : put_signed(out, (long long)u) < 0)
+            goto done;
+    } else {
+        static const char hex[] = "0123456789ABCDEF";
+        PyObject *pre = PyTuple_GET_ITEM(pair, 0), *post = PyTuple_GET_ITEM(pair, 1);
+        if (buf_put(out, PyBytes_AS_STRING(pre), PyBytes_GET_SIZE(pre)) < 0
+            || (value_len ? BUF_LIT(out, "X'") : BUF_LIT(out, "\"\"")) < 0
+            || bk_buf_reserve(out, 2 * (Py_ssize_t)value_len) < 0)
+            goto done;
+        for (uint32_t i = 0; i < value_len; i++) {
+            out->p[out->len++] = hex[value[i] >> 4];
+            out->p[out->len++] = hex[value[i] & 15];
+        }
+        if ((value_len && BUF_LIT(out, "'") < 0)
+            || buf_put(out, PyBytes_AS_STRING(post), PyBytes_GET_SIZE(post)) < 0)
+            goto done;
+    }
+    rc = put_delim_line(out, f) < 0 ? -1 : 1;
+done:
+    Py_XDECREF(pair);
+    return rc;
 }
 
 /* Xid_log_event::print: "\tXid = N" and COMMIT */

@@ -587,7 +587,8 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
                     || (f->mysql && type == PARTIAL_UPDATE_ROWS_EVENT);
         int unit = f->trx && (f->mysql ? type == 2 || type == 5 || type == 16 || type == 33
                                          || type == 34 || type == 40
-                                       : type == 2 || type == 5 || type == 16 || type == 162);
+                                       : type == 2 || type == 5 || type == 16 || type == 162
+                                         || type == 13 || type == 14);
         known |= unit;
         if (f->mysql && type > f->n_post_header_len)     /* "Found invalid event" */
             known = 0;
@@ -612,6 +613,8 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             rc = type == 2 ? bk_mariadb_query(f, out, ev, size, end, pos, trx)
                  : type == 16 ? bk_mariadb_xid(f, out, ev, size, end, trx)
                  : type == 5 ? bk_mariadb_intvar(f, out, ev, size, end, trx)
+                 : type == 13 ? bk_mariadb_rand(f, out, ev, size, end, trx)
+                 : type == 14 ? bk_mariadb_user_var(f, out, ev, size, end, trx)
                  : bk_mariadb_gtid(f, out, ev, size, end, trx);
         else if (unit && type == 5) {   /* an Intvar and its Query: count both */
             rc = bk_mysql_intvar_query(f, out, ev, &size, avail - rel, pos, trx);

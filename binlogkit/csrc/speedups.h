@@ -143,6 +143,11 @@ enum {
                              does, and calls its spill() when buf reaches SPILL_AT),
                              flashback_steps(table_map, cols, width) -> the image steps
                              (bytes) its rows are reversed with, or None (Python's then) */
+    CTX_USER_VAR,         /* MariaDB: (charsets, charset_miss) for User_var events: charsets a
+                             dict, charset number -> (b"_utf8mb4 ", b" COLLATE `...`"), what a
+                             string value prints around its X'..'; charset_miss(number) -> that
+                             pair (and fills the dict) or None (Python prints it).  None: User_var
+                             events are Python's (MySQL) */
     CTX_SIZE_MYSQL
 };
 
@@ -322,6 +327,10 @@ int bk_flashback_unit(const Fmt *f, const unsigned char *ev, uint32_t size, Py_s
 Py_ssize_t bk_query_usec_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end, int mariadb);
 int bk_mariadb_intvar(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                       Py_ssize_t end, Trx *t);
+int bk_mariadb_rand(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                    Py_ssize_t end, Trx *t);
+int bk_mariadb_user_var(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                        Py_ssize_t end, Trx *t);
 int bk_mariadb_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                     Py_ssize_t end, Trx *t);
 int bk_mariadb_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,

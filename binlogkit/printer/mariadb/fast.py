@@ -24,7 +24,7 @@ FLAVOR_MARIADB = 0
 # csrc/speedups.h (tests/test_speedups_enums.py): where context_tail's entries start, and
 # the whole ctx's length
 CTX_SIZE = 15
-CTX_SIZE_MYSQL = 27
+CTX_SIZE_MYSQL = 28
 # what print_query_header reads and writes of the state (db_buf apart)
 _QUERY_STATE = ("delimiter", "db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
                 "auto_increment_increment", "auto_increment_offset", "charset_inited", "charset",
@@ -135,7 +135,26 @@ class Steady:
             flashback = (p.flashback.held, flashback_steps)
         return (FLAVOR_MARIADB, False, self.trx if on else None, False, queries, query_miss,
                 {}, None, None, p.gtids, bool(p.options.gtid_strict_mode or p.options.verbose >= 3),
-                flashback)
+                flashback, user_var_context())
+
+
+def user_var_context():
+    """The ctx's CTX_USER_VAR: (dict, its miss function), csrc/speedups.h."""
+    charsets = {}
+
+    def charset_miss(number):
+        entry = charsets[number] = user_var_charset(number)
+        return entry
+    return charsets, charset_miss
+
+
+def user_var_charset(number):
+    """What events.print_user_var prints around a string value's X'..' in charset
+    `number`, for the C printer (csrc/mariadb.c), or None (unknown: Python prints it)."""
+    info = P.COLLATIONS.get(number)
+    if not info:
+        return None
+    return b"_%s " % info[0].encode(), b" COLLATE `%s`" % info[1].encode()
 
 
 def flashback_steps(table_map, cols, width):

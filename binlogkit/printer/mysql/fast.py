@@ -36,7 +36,7 @@ FLAVOR_MYSQL97 = 2      # the context's flavor for mysqlbinlog 9.7's text (rows 
 # print_row_statements' ctx: where the transaction state sits, how long it is
 # (CTX_TRX_STATE, CTX_SIZE_MYSQL in csrc/speedups.h; tests/test_speedups_enums.py)
 CTX_TRX_STATE = 17
-CTX_SIZE_MYSQL = 27
+CTX_SIZE_MYSQL = 28
 # bytes the C printer gets to see past its start, so that statements rarely
 # straddle the end of the read buffer
 _KINDS = ("write", "update", "delete", "update")   # by the C printer's kind code (3: partial)
@@ -318,7 +318,7 @@ class FastRows:
                      self._trx if trx_on else None, gipk, queries, query_miss,
                      self._commit_times, self._commit_time_parts,
                      _decompressors() if trx_on and self._payloads_here(layout, has_crc, fixed_pos)
-                     else None, None, False, None)
+                     else None, None, False, None, None)
         return ctx
 
     def _payloads_here(self, layout, has_crc, fixed_pos):
