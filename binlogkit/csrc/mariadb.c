@@ -11,15 +11,8 @@
  */
 #include "speedups.h"
 
-#include <math.h>
-
 #define QUERY_EVENT 2
 #define INTVAR_EVENT 5
-#define RAND_EVENT 13
-#define USER_VAR_EVENT 14
-#define STRING_RESULT 0                     /* Item_result */
-#define REAL_RESULT 1
-#define INT_RESULT 2
 #define XID_EVENT 16
 #define GTID_EVENT 162
 #define LOG_EVENT_THREAD_SPECIFIC_F 0x4
@@ -35,7 +28,6 @@
 #define FL_EXTRA_MULTI_ENGINE_E1 1
 #define FL_EXTRA_ALTER (2 | 4 | 8)          /* START / COMMIT / ROLLBACK ALTER */
 
-static int held_append(const Fmt *f, const char *p, Py_ssize_t n);
 
 static int
 put_delim_line(Buf *b, const Fmt *f)
@@ -52,15 +44,6 @@ put_number(Buf *b, unsigned long long v)
         return -1;
     b->len = put_u64(b->p + b->len, v) - b->p;
     return 0;
-}
-
-/* v as a signed longlong (llstr) */
-static int
-put_signed(Buf *b, long long v)
-{
-    if (v < 0 && BUF_LIT(b, "-") < 0)
-        return -1;
-    return put_number(b, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
 }
 
 /* print_skip_replication(): a flag that differs from the one last printed prints a line */
@@ -207,126 +190,6 @@ bk_mariadb_intvar(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size
     return 1;
 }
 
-/* Rand_log_event::print: "\tRand" and the two seeds (signed) */
-int
-bk_mariadb_rand(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
-                Trx *t)
-{
-    Py_ssize_t p = f->header_len + bk_post_header(f, RAND_EVENT, 0);
-    if (p + 16 > end || !skip_replication_steady(ev, t))
-        return 0;
-    if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tRand\nSET @@RAND_SEED1=") < 0
-        || put_signed(out, (long long)get_le(ev + p, 8)) < 0 || BUF_LIT(out, ", @@RAND_SEED2=") < 0
-        || put_signed(out, (long long)get_le(ev + p + 8, 8)) < 0 || put_delim_line(out, f) < 0)
-        return -1;
-    return 1;
-}
-
-/* User_var_log_event::print of a NULL, INT, REAL (finite) or STRING value of a known
- * charset (CTX_USER_VAR); DECIMAL values and anything odd are Python's */
-int
-bk_mariadb_user_var(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
-                    Py_ssize_t end, Trx *t)
-{
-    PyObject *uv = f->ctx[CTX_USER_VAR];
-    Py_ssize_t p = f->header_len + bk_post_header(f, USER_VAR_EVENT, 0);
-    if (uv == Py_None || p + 4 > end || !skip_replication_steady(ev, t))
-        return 0;
-    uint32_t name_len = get_u32(ev + p);
-    const unsigned char *name = ev + p + 4;
-    if ((uint64_t)name_len + 1 > (uint64_t)(end - p - 4))    /* the null byte must follow */
-        return 0;
-    p += 4 + name_len;
-    int is_null = ev[p] != 0;
-    int type = 0;
-    uint32_t charset = 0, value_len = 0;
-    const unsigned char *value = NULL;
-    if (!is_null) {
-        if (p + 10 > end)
-            return 0;
-        type = ev[p + 1];
-        charset = get_u32(ev + p + 2);
-        value_len = get_u32(ev + p + 6);
-        if (value_len > (uint64_t)(end - p - 10))
-            return 0;
-        value = ev + p + 10;
-    }
-    int flags = !is_null && p + 10 + (Py_ssize_t)value_len < end ? ev[p + 10 + value_len] : 0;
-    unsigned char v8[8] = {0};
-    if (value)
-        memcpy(v8, value, value_len < 8 ? value_len : 8);
-    PyObject *pair = NULL;
-    double real = 0;
-    if (is_null) {
-    } else if (type == REAL_RESULT) {       /* "%.14g" */
-        memcpy(&real, v8, 8);
-        if (!isfinite(real))
-            return 0;
-    } else if (type == STRING_RESULT) {
-        PyObject *key = PyLong_FromUnsignedLong(charset);
-        if (key == NULL)
-            return -1;
-        pair = PyDict_GetItemWithError(PyTuple_GET_ITEM(uv, 0), key);     /* borrowed */
-        Py_XINCREF(pair);
-        if (pair == NULL && !PyErr_Occurred())
-            pair = PyObject_CallOneArg(PyTuple_GET_ITEM(uv, 1), key);
-        Py_DECREF(key);
-        if (pair == NULL)
-            return -1;
-        if (pair == Py_None) {
-            Py_DECREF(pair);
-            return 0;
-        }
-        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2
-            || !PyBytes_Check(PyTuple_GET_ITEM(pair, 0)) || !PyBytes_Check(PyTuple_GET_ITEM(pair, 1))) {
-            Py_DECREF(pair);
-            PyErr_SetString(PyExc_TypeError, "user variable charset entry must be 2 bytes");
-            return -1;
-        }
-    } else if (type != INT_RESULT) {        /* DECIMAL_RESULT, ROW_RESULT, unknown: Python */
-        return 0;
-    }
-    int rc = -1;
-    if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tUser_var\nSET @`") < 0)
-        goto done;
-    for (uint32_t i = 0; i < name_len; i++)       /* backtick(): ` doubled */
-        if ((name[i] == '`' && BUF_LIT(out, "`") < 0) || buf_put(out, (const char *)name + i, 1) < 0)
-            goto done;
-    if (BUF_LIT(out, "`:=") < 0)
-        goto done;
-    if (is_null) {
-        if (BUF_LIT(out, "NULL") < 0)
-            goto done;
-    } else if (type == REAL_RESULT) {
-        char text[64];
-        int n = snprintf(text, sizeof(text), "%.14g", real);
-        if (n <= 0 || n >= (int)sizeof(text) || buf_put(out, text, n) < 0)
-            goto done;
-    } else if (type == INT_RESULT) {
-        unsigned long long u = get_le(v8, 8);
-        if (flags & 1 ? put_number(out, u) < 0 : put_signed(out, (long long)u) < 0)
-            goto done;
-    } else {
-        static const char hex[] = "0123456789ABCDEF";
-        PyObject *pre = PyTuple_GET_ITEM(pair, 0), *post = PyTuple_GET_ITEM(pair, 1);
-        if (buf_put(out, PyBytes_AS_STRING(pre), PyBytes_GET_SIZE(pre)) < 0
-            || (value_len ? BUF_LIT(out, "X'") : BUF_LIT(out, "\"\"")) < 0
-            || bk_buf_reserve(out, 2 * (Py_ssize_t)value_len) < 0)
-            goto done;
-        for (uint32_t i = 0; i < value_len; i++) {
-            out->p[out->len++] = hex[value[i] >> 4];
-            out->p[out->len++] = hex[value[i] & 15];
-        }
-        if ((value_len && BUF_LIT(out, "'") < 0)
-            || buf_put(out, PyBytes_AS_STRING(post), PyBytes_GET_SIZE(post)) < 0)
-            goto done;
-    }
-    rc = put_delim_line(out, f) < 0 ? -1 : 1;
-done:
-    Py_XDECREF(pair);
-    return rc;
-}
-
 /* Xid_log_event::print: "\tXid = N" and COMMIT */
 int
 bk_mariadb_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
@@ -439,7 +302,7 @@ bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
             rc = BUF_LIT(out, "START TRANSACTION\n") == 0 && put_delim_line(out, f) == 0 ? 1 : -1;
         else
             rc = 1;
-        if (rc == 1 && f->flashback && held_append(f, held.p ? held.p : "", held.len) < 0)
+        if (rc == 1 && f->flashback && bk_held_append(f, held.p ? held.p : "", held.len) < 0)
             rc = -1;
     }
 #undef ITEM
@@ -463,145 +326,6 @@ done:
 
 #define STMT_END_F 1
 
-/* The held text of the run (flashback.HeldText: its bytearrays buf and ends, a native
- * uint64 per event, where its text ends counted from the first held byte) */
-int
-bk_held_open(Held *h, PyObject *obj)
-{
-    memset(h, 0, sizeof(*h));
-    PyObject *spooled = NULL, *spill_at = NULL;
-    h->buf = PyObject_GetAttrString(obj, "buf");
-    h->ends = h->buf ? PyObject_GetAttrString(obj, "ends") : NULL;
-    spooled = h->ends ? PyObject_GetAttrString(obj, "spooled") : NULL;
-    spill_at = spooled ? PyObject_GetAttrString(obj, "SPILL_AT") : NULL;
-    if (spill_at != NULL) {
-        h->spooled = PyLong_AsLongLong(spooled);
-        h->spill_at = PyLong_AsSsize_t(spill_at);
-    }
-    Py_XDECREF(spooled);
-    Py_XDECREF(spill_at);
-    if (spill_at == NULL || PyErr_Occurred())
-        goto fail;
-    if (!PyByteArray_CheckExact(h->buf) || !PyByteArray_CheckExact(h->ends) || h->spooled < 0) {
-        PyErr_SetString(PyExc_TypeError, "held text: buf and ends must be bytearrays");
-        goto fail;
-    }
-    Py_INCREF(obj);
-    h->obj = obj;
-    return 0;
-fail:
-    bk_held_close(h);
-    return -1;
-}
-
-void
-bk_held_close(Held *h)
-{
-    Py_CLEAR(h->buf);
-    Py_CLEAR(h->ends);
-    Py_CLEAR(h->obj);
-}
-
-/* HeldText.append(text) */
-static int
-held_append(const Fmt *f, const char *p, Py_ssize_t n)
-{
-    Held *h = f->held;
-    Py_ssize_t len = PyByteArray_GET_SIZE(h->buf), nends = PyByteArray_GET_SIZE(h->ends);
-    if (PyByteArray_Resize(h->buf, len + n) < 0 || PyByteArray_Resize(h->ends, nends + 8) < 0)
-        return -1;
-    if (n)
-        memcpy(PyByteArray_AS_STRING(h->buf) + len, p, n);
-    uint64_t end = (uint64_t)h->spooled + (uint64_t)(len + n);
-    memcpy(PyByteArray_AS_STRING(h->ends) + nends, &end, 8);
-    if (len + n < h->spill_at)
-        return 0;
-    /* spill() writes buf to the temporary file and empties it (the same bytearray) */
-    PyObject *r = PyObject_CallMethod(h->obj, "spill", NULL);
-    if (r == NULL)
-        return -1;
-    Py_DECREF(r);
-    PyObject *spooled = PyObject_GetAttrString(h->obj, "spooled");
-    if (spooled == NULL)
-        return -1;
-    h->spooled = PyLong_AsLongLong(spooled);
-    Py_DECREF(spooled);
-    if (PyErr_Occurred())
-        return -1;
-    if (PyByteArray_GET_SIZE(h->buf) != 0) {
-        PyErr_SetString(PyExc_RuntimeError, "held text: spill() left its buffer full");
-        return -1;
-    }
-    return 0;
-}
-
-/* held_reversed(region, ends, lo, hi, base) -> bytes: HeldText.write_reversed's block,
- * the texts of events hi-1, hi-2 ... lo (event k: region[ends[k-1] - base:ends[k] - base],
- * ends[-1] = 0; ends a buffer of native uint64) */
-PyObject *
-bk_held_reversed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "held_reversed(region, ends, lo, hi, base)");
-        return NULL;
-    }
-    Py_ssize_t lo = PyLong_AsSsize_t(args[2]), hi = PyLong_AsSsize_t(args[3]);
-    long long base = PyLong_AsLongLong(args[4]);
-    if (PyErr_Occurred())
-        return NULL;
-    Py_buffer region, ends;
-    if (PyObject_GetBuffer(args[0], &region, PyBUF_SIMPLE) < 0)
-        return NULL;
-    if (PyObject_GetBuffer(args[1], &ends, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&region);
-        return NULL;
-    }
-    PyObject *result = NULL;
-    Py_ssize_t nends = ends.len / 8;
-    if (lo < 0 || hi < lo || hi > nends) {
-        PyErr_SetString(PyExc_ValueError, "held_reversed(): events out of range");
-        goto done;
-    }
-    const unsigned char *e = ends.buf;
-    uint64_t first, last;
-    if (lo)
-        memcpy(&first, e + 8 * (lo - 1), 8);
-    else
-        first = 0;
-    if (hi)
-        memcpy(&last, e + 8 * (hi - 1), 8);
-    else
-        last = first;
-    if (first < (uint64_t)base || last < first || last - (uint64_t)base > (uint64_t)region.len) {
-        PyErr_SetString(PyExc_ValueError, "held_reversed(): the texts are not in the region");
-        goto done;
-    }
-    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(last - first));
-    if (result == NULL)
-        goto done;
-    char *o = PyBytes_AS_STRING(result);
-    uint64_t stop = last;
-    for (Py_ssize_t k = hi - 1; k >= lo; k--) {
-        uint64_t start;
-        if (k)
-            memcpy(&start, e + 8 * (k - 1), 8);
-        else
-            start = 0;
-        if (start > stop || start < first) {
-            Py_CLEAR(result);
-            PyErr_SetString(PyExc_ValueError, "held_reversed(): ends out of order");
-            goto done;
-        }
-        memcpy(o, (const char *)region.buf + (start - base), stop - start);
-        o += stop - start;
-        stop = start;
-    }
-done:
-    PyBuffer_Release(&ends);
-    PyBuffer_Release(&region);
-    return result;
-}
-
 /* A GTID (held: COMMIT unless standalone) or Xid (held: its header and START
  * TRANSACTION) of --flashback; 1 done, 0 leave it to Python, -1 error */
 int
@@ -618,7 +342,7 @@ bk_flashback_unit(const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize
         int rc = -1;
         if (bk_put_event_header(&b, f, ev, size) == 0 && BUF_LIT(&b, "\tXid = ") == 0
             && put_number(&b, get_le(ev + p, 8)) == 0 && BUF_LIT(&b, "\nSTART TRANSACTION") == 0
-            && put_delim_line(&b, f) == 0 && held_append(f, b.p, b.len) == 0)
+            && put_delim_line(&b, f) == 0 && bk_held_append(f, b.p, b.len) == 0)
             rc = 1;
         bk_buf_free(&b);
         return rc;
@@ -640,7 +364,7 @@ bk_flashback_unit(const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize
     if (!(f2 & FL_STANDALONE)) {
         Buf b = {0};
         int rc = BUF_LIT(&b, "COMMIT\n") == 0 && put_delim_line(&b, f) == 0
-                 && held_append(f, b.p, b.len) == 0;
+                 && bk_held_append(f, b.p, b.len) == 0;
         bk_buf_free(&b);
         if (!rc)
             return -1;
@@ -792,7 +516,7 @@ bk_flashback_statement(const Fmt *f, Buf *out, const Spans *maps, const Spans *e
     }
     if ((body.len && (BUF_LIT(&head, "\nBINLOG '\n") < 0 || buf_put(&head, body.p, body.len) < 0
                       || BUF_LIT(&head, "'") < 0 || put_delim_line(&head, f) < 0))
-        || held_append(f, head.p ? head.p : "", head.len) < 0
+        || bk_held_append(f, head.p ? head.p : "", head.len) < 0
         || BUF_LIT(out, "# Number of rows: ") < 0 || put_number(out, rows) < 0
         || BUF_LIT(out, "\n") < 0)
         goto done;

@@ -586,7 +586,7 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
                     || type == (f->mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT)
                     || (f->mysql && type == PARTIAL_UPDATE_ROWS_EVENT);
         int unit = f->trx && (f->mysql ? type == 2 || type == 5 || type == 16 || type == 33
-                                         || type == 34 || type == 40
+                                         || type == 34 || type == 40 || type == 13 || type == 14
                                        : type == 2 || type == 5 || type == 16 || type == 162
                                          || type == 13 || type == 14);
         known |= unit;
@@ -616,10 +616,8 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
                  : type == 13 ? bk_mariadb_rand(f, out, ev, size, end, trx)
                  : type == 14 ? bk_mariadb_user_var(f, out, ev, size, end, trx)
                  : bk_mariadb_gtid(f, out, ev, size, end, trx);
-        else if (unit && type == 5) {   /* an Intvar and its Query: count both */
-            rc = bk_mysql_intvar_query(f, out, ev, &size, avail - rel, pos, trx);
-            count = 2;
-        } else if (unit)            /* one event, printed whole: committed below */
+        else if (unit && (type == 5 || type == 13 || type == 14))   /* these and their Query */
+            rc = bk_mysql_context_query(f, out, ev, &size, avail - rel, pos, trx, &count); else if (unit)            /* one event, printed whole: committed below */
             rc = type == 2 ? bk_mysql_query(f, out, ev, size, end, pos, trx)
                  : type == 16 ? bk_mysql_xid(f, out, ev, size, end, trx)
                  : type == 40 ? bk_mysql_payload(f, out, ev, size, end, trx, &count)

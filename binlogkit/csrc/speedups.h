@@ -143,11 +143,12 @@ enum {
                              does, and calls its spill() when buf reaches SPILL_AT),
                              flashback_steps(table_map, cols, width) -> the image steps
                              (bytes) its rows are reversed with, or None (Python's then) */
-    CTX_USER_VAR,         /* MariaDB: (charsets, charset_miss) for User_var events: charsets a
-                             dict, charset number -> (b"_utf8mb4 ", b" COLLATE `...`"), what a
-                             string value prints around its X'..'; charset_miss(number) -> that
-                             pair (and fills the dict) or None (Python prints it).  None: User_var
-                             events are Python's (MySQL) */
+    CTX_USER_VAR,         /* None (User_var events are Python's), or (charsets, charset_miss,
+                             back): charsets a dict, charset number -> (b"_utf8mb4 ",
+                             b" COLLATE `...`"), what a string value prints around its hex
+                             digits; charset_miss(number) -> that pair (and fills the dict) or
+                             None (Python prints it); back: MySQL 9.x's charset lines after
+                             the SET (bytes), None for MariaDB and 8.0 (csrc/uservar.c) */
     CTX_SIZE_MYSQL
 };
 
@@ -175,8 +176,10 @@ typedef struct {
     Py_ssize_t spill_at;
 } Held;
 
+/* csrc/held.c */
 int bk_held_open(Held *h, PyObject *obj);
 void bk_held_close(Held *h);
+
 PyObject *bk_held_reversed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* The context, taken out of ctx */
@@ -216,6 +219,7 @@ typedef struct {
 } Mark;
 
 PyObject *bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int bk_held_append(const Fmt *f, const char *p, Py_ssize_t n);
 int bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssize_t rel,
                   long long pos, Buf *out, Trx *trx, Mark *m);
 Py_ssize_t bk_post_header(const Fmt *f, int type_code, Py_ssize_t dflt);
@@ -337,8 +341,9 @@ int bk_mariadb_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t siz
                    Py_ssize_t end, Trx *t);
 int bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                      Py_ssize_t end, long long pos, Trx *t);
-int bk_mysql_intvar_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t *size,
-                          Py_ssize_t avail, long long pos, Trx *t);
+/* csrc/uservar.c */
+int bk_mysql_context_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t *size,
+                           Py_ssize_t avail, long long pos, Trx *t, Py_ssize_t *count);
 int bk_mysql_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                  Trx *t);
 int bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,

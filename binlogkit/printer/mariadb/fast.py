@@ -19,6 +19,7 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import decode_event, mariadb_status_view
 from binlogkit.errors import BinlogError
 from binlogkit.printer.mariadb import events as P
+from binlogkit.printer.text import user_var_context
 
 FLAVOR_MARIADB = 0
 # csrc/speedups.h (tests/test_speedups_enums.py): where context_tail's entries start, and
@@ -135,26 +136,7 @@ class Steady:
             flashback = (p.flashback.held, flashback_steps)
         return (FLAVOR_MARIADB, False, self.trx if on else None, False, queries, query_miss,
                 {}, None, None, p.gtids, bool(p.options.gtid_strict_mode or p.options.verbose >= 3),
-                flashback, user_var_context())
-
-
-def user_var_context():
-    """The ctx's CTX_USER_VAR: (dict, its miss function), csrc/speedups.h."""
-    charsets = {}
-
-    def charset_miss(number):
-        entry = charsets[number] = user_var_charset(number)
-        return entry
-    return charsets, charset_miss
-
-
-def user_var_charset(number):
-    """What events.print_user_var prints around a string value's X'..' in charset
-    `number`, for the C printer (csrc/mariadb.c), or None (unknown: Python prints it)."""
-    info = P.COLLATIONS.get(number)
-    if not info:
-        return None
-    return b"_%s " % info[0].encode(), b" COLLATE `%s`" % info[1].encode()
+                flashback, user_var_context(P.COLLATIONS))
 
 
 def flashback_steps(table_map, cols, width):
