@@ -257,6 +257,30 @@ put_annotate(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size, Py_ss
 /* Rows_query_log_event::print with -vv: header, "\tRows_query\n", the query (up to
  * a NUL) in "# line\n" lines (empty lines left out); the event goes to the BINLOG
  * block.  Without -vv nothing but "# at".  1 printed, 0 leave it to Python, -1 error. */
+/* One line of a Rows_query event: mysqlbinlog 9.7 escapes \\, tab, CR and backspace
+ * (printer/mysql/rows.py rows_query_escaped), 8.0 prints it as it is */
+static int
+put_query_line(const Fmt *f, Buf *out, const unsigned char *s, Py_ssize_t n)
+{
+    if (f->mysql != 2)
+        return buf_put(out, (const char *)s, n);
+    if (bk_buf_reserve(out, 2 * n) < 0)
+        return -1;
+    char *o = out->p + out->len;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        char e = c == '\\' ? '\\' : c == '\t' ? 't' : c == '\r' ? 'r' : c == 8 ? 'b' : 0;
+        if (e) {
+            *o++ = '\\';
+            *o++ = e;
+        } else {
+            *o++ = (char)c;
+        }
+    }
+    out->len = o - out->p;
+    return 0;
+}
+
 static int
 rows_query_event(const Fmt *f, Buf *out, Spans *body, const unsigned char *ev, uint32_t size,
                  Py_ssize_t end)
@@ -274,7 +298,7 @@ rows_query_event(const Fmt *f, Buf *out, Spans *body, const unsigned char *ev, u
         Py_ssize_t e = q;
         while (e < qend && ev[e] != '\n')
             e++;
-        if (e > q && (BUF_LIT(out, "# ") < 0 || buf_put(out, (const char *)ev + q, e - q) < 0
+        if (e > q && (BUF_LIT(out, "# ") < 0 || put_query_line(f, out, ev + q, e - q) < 0
                       || BUF_LIT(out, "\n") < 0))
             return -1;
         q = e + 1;
