@@ -15,6 +15,7 @@ from _csrc_hash import source_hash  # noqa: E402
 
 setup(ext_modules=[Extension(
     "binlogkit._speedups",
-    [f"binlogkit/csrc/{name}.c" for name in ("speedups", "rows", "image", "text", "slowlog", "mysql", "mariadb", "json")],
+    [f"binlogkit/csrc/{name}.c" for name in ("speedups", "rows", "image", "text", "slowlog", "mysql",
+                                              "mariadb", "json", "held", "uservar")],
     depends=["binlogkit/csrc/speedups.h"],
     define_macros=[("BK_SOURCE_HASH", f'"{source_hash()}"')], optional=True)])

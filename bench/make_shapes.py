@@ -17,6 +17,9 @@ Shapes:
   bulk        multi-row INSERTs of 500 rows (a few huge rows events per statement)
   wide        one-row transactions on a 120-column table
   json        JSON documents and updates (MySQL: partial JSON updates)
+  statement   binlog_format=STATEMENT: each statement's User_var, Rand and Intvar
+              events before its Query (user variables, RAND(), AUTO_INCREMENT),
+              small transactions and autocommit statements
   compressed  MySQL only: oltp with binlog_transaction_compression=ON (zstd
               Transaction_payload events)
   real        two sessions of mixed work with idle periods (new timestamps, no
@@ -38,7 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from binlogkit.lab.server import MariaDBServer  # noqa: E402
 
-SHAPES = ("oltp", "oltp-plain", "mixed", "bulk", "wide", "json", "real", "compressed")
+SHAPES = ("oltp", "oltp-plain", "mixed", "bulk", "wide", "json", "real", "compressed", "statement")
 
 SMALL = ("CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL, c CHAR(60), "
          "pad VARCHAR(60), ts DATETIME(6), amount DECIMAL(12,2), KEY (k))")
@@ -52,6 +55,8 @@ def server_options(flavor: str, shape: str) -> dict:
             "max_binlog_size": 1 << 30, "sync_binlog": 0, "innodb_flush_log_at_trx_commit": 0}
     if shape in ("mixed", "real"):
         opts["binlog_format"] = "MIXED"
+    if shape == "statement":
+        opts["binlog_format"] = "STATEMENT"
     if flavor == "mariadb":
         opts["binlog_annotate_row_events"] = "OFF" if shape == "oltp-plain" else "ON"
     else:
@@ -120,6 +125,24 @@ def mixed_step(conn, cur, rnd, ids, n):
         cur.execute(f"DROP TABLE tmp{n % 7}")
 
 
+def statement_step(conn, cur, rnd):
+    """Statements logged as statements, with the context events they need."""
+    r = rnd.random()
+    if r < 0.35:        # a user variable (User_var), AUTO_INCREMENT (Intvar)
+        cur.execute("SET @k = %s, @note = %s", (rnd.randint(0, 10**6), word(rnd, 12)))
+        cur.execute("INSERT INTO s (k, note) VALUES (@k, @note)")
+    elif r < 0.55:      # RAND() (Rand)
+        cur.execute("UPDATE s SET k = FLOOR(RAND() * 1000) WHERE id = %s", (rnd.randint(1, 5000),))
+    elif r < 0.75:      # a small transaction of two statements
+        cur.execute("BEGIN")
+        cur.execute("SET @d = %s", (rnd.random() * 1000,))
+        cur.execute("UPDATE s SET note = CONCAT('d', @d) WHERE id = %s", (rnd.randint(1, 5000),))
+        cur.execute("INSERT INTO s (k, note) VALUES (%s, %s)", (rnd.randint(0, 100), word(rnd, 8)))
+        conn.commit()
+    else:               # plain statements
+        cur.execute("INSERT INTO s (k, note) VALUES (%s, %s)", (rnd.randint(0, 100), word(rnd, 12)))
+
+
 def bulk_step(cur, rnd):
     cur.executemany("INSERT INTO t (k, c, pad, ts, amount) VALUES (%s, %s, %s, NOW(6), %s)",
                     [(rnd.randint(1, 10**6), word(rnd, 50), word(rnd, 40), rnd.random() * 1e6)
@@ -179,6 +202,8 @@ def run_session(srv, shape, target, seed, stop, idle=False):
                     mixed_step(conn, cur, rnd, ids, n)
                 elif shape == "bulk":
                     bulk_step(cur, rnd)
+                elif shape == "statement":
+                    statement_step(conn, cur, rnd)
                 elif shape == "wide":
                     wide_step(cur, rnd)
                 else:

@@ -37,6 +37,7 @@ from binlogkit.errors import BinlogError
 from binlogkit.printer.driver import ReadAhead
 from binlogkit.printer.mariadb import driver as dump_mod
 from binlogkit.printer.mariadb import events as P
+from binlogkit.printer.mariadb import flashback as FB
 from binlogkit.printer import text as T
 from binlogkit.printer.mariadb.rows_fast import c_text_plan
 from binlogkit.printer.mariadb.rows_verbose import print_verbose_reference
@@ -83,6 +84,7 @@ def run_dump(files, pure, chunk=None, **options):
             mp.setattr(P, "base64_lines", T.base64_lines_py)
             mp.setattr(P, "header_text", T.header_text_py)
             mp.setattr(dump_mod, "speedups", None)
+            mp.setattr(FB, "reversed_texts", FB.reversed_texts_py)
         else:
             mp.setattr(dump_mod, "speedups", counting)
         if chunk:
@@ -861,6 +863,68 @@ def test_transactions_same_both_ways(name, options):
     assert_same(files[:3], chunk=211, **options)
 
 
+def _user_var(name, value=None, type_code=0, charset=33, flags=None, value_len=None):
+    """A User_var event body: NULL without a value."""
+    body = struct.pack("<I", len(name)) + name
+    if value is None:
+        return body + b"\1"
+    body += struct.pack("<BBII", 0, type_code, charset, len(value) if value_len is None else value_len)
+    return body + value + (b"" if flags is None else bytes([flags]))
+
+
+USER_VARS = [      # (body, whether C prints it)
+    (_user_var(b"plain"), True), (_user_var(b"back`tick``"), True), (_user_var(b""), True),
+    (_user_var(b"r", struct.pack("<d", 1e300), 1), True), (_user_var(b"r", struct.pack("<d", -0.0), 1), True),
+    (_user_var(b"r", struct.pack("<d", 1 / 3), 1, flags=0), True),
+    (_user_var(b"r", struct.pack("<d", 2.5e-7), 1), True),
+    (_user_var(b"r", struct.pack("<d", float("inf")), 1), False),
+    (_user_var(b"r", struct.pack("<d", float("nan")), 1), False),
+    (_user_var(b"r", struct.pack("<f", 1.5), 1), True), (_user_var(b"r", struct.pack("<d", 7.0) + b"xy", 1), True),
+    (_user_var(b"i", struct.pack("<q", -1), 2, flags=0), True),
+    (_user_var(b"u", struct.pack("<q", -1), 2, flags=1), True),
+    (_user_var(b"i", b"\x01\x02\x03", 2), True), (_user_var(b"i", b"\xff" * 12, 2), True),
+    (_user_var(b"s", "é`x'\n".encode(), 0, 33), True), (_user_var(b"s", b"\0\xff", 0, 63), True),
+    (_user_var(b"s", b"", 0, 8), True), (_user_var(b"s", b"abc", 0, 9999), False),
+    (_user_var(b"d", b"\x0a\x02\x80\x00\x00\x01\x00", 4), False),
+    (_user_var(b"row", b"", 3), False), (_user_var(b"odd", b"1", 9), False),
+]
+BAD_USER_VARS = [struct.pack("<I", 50) + b"short\0", _user_var(b"x")[:-1], _user_var(b"v", b"abc", 0)[:-2],
+                 _user_var(b"v", b"abc", 0, value_len=9), struct.pack("<I", 1) + b"v\0\0"]
+
+
+def _statement_log(tmp_path, name, bodies):
+    """fixtures' none/mariadb-bin.000001 up to its first GTID, then User_var (and Rand)
+    events made here: (type, body) each."""
+    data = bytearray((ROOT / "fixtures" / "binlog" / "none" / "mariadb-bin.000001").read_bytes()[:322])
+    for type_code, body in bodies:
+        size = 19 + len(body)
+        data += struct.pack("<IBIIIH", 1700000000, type_code, 1, size, len(data) + size, 0) + body
+    path = tmp_path / name
+    path.write_bytes(bytes(data))
+    return path
+
+
+@needs_c
+def test_user_var_and_rand_same_both_ways(tmp_path):
+    """User_var and Rand events (statement-format logs) printed by csrc/mariadb.c against
+    the Python printers: names with backticks, REAL values (infinite and NaN ones are
+    Python's), INT signed and unsigned, short and long values, strings of known and
+    unknown charsets, DECIMAL, ROW and unknown types (Python's), damaged events (Python's
+    error), in the default output, -vv and --flashback."""
+    rands = [(13, struct.pack("<QQ", 1, 2)), (13, struct.pack("<QQ", 1 << 63, (1 << 64) - 1))]
+    good = _statement_log(tmp_path, "good.000001", [(14, b) for b, _ in USER_VARS] + rands)
+    for options in ({}, {"verbose": 2}, {"flashback": True}):
+        text = assert_same([good], expect_fast=True, **options)
+        assert text.count(b"\tUser_var\n") == len(USER_VARS) and text.count(b"\tRand\n") == 2
+    for n, (body, in_c) in enumerate(USER_VARS):     # C prints each one it can
+        _, events = run_dump([_statement_log(tmp_path, "one.000001", [(14, body)] * 3)], False)
+        assert (events == 3) == in_c, n
+    for n, body in enumerate(BAD_USER_VARS):
+        path = _statement_log(tmp_path, f"bad{n}.000001", [(14, USER_VARS[0][0]), (14, body), rands[0]])
+        for options in ({}, {"flashback": True}):
+            assert b"ERROR: " in assert_same([path], **options)
+
+
 @needs_c
 def test_out_of_order_gtid_same_both_ways(tmp_path):
     """A GTID behind its domain's last one (a file given twice): strict mode stops with the
@@ -887,6 +951,39 @@ def test_flashback_same_both_ways(name):
     if name in SETS:
         assert_same(files, expect_fast=True, flashback=True)
         assert_same(files, chunk=173, flashback=True)
+
+
+@needs_c
+@pytest.mark.parametrize("spill_at", [1, 100, 5000])
+def test_flashback_spilled_held_text_same_both_ways(spill_at, monkeypatch):
+    """The held text C appends (csrc/mariadb.c held_append) spills to the temporary file as
+    HeldText.append spills it: every event, every few, the blocks read back last to first."""
+    monkeypatch.setattr(FB.HeldText, "SPILL_AT", spill_at)
+    assert_same(SETS["crc32"], expect_fast=True, flashback=True)
+    assert_same(SETS["compressed"], chunk=173, flashback=True)
+
+
+@needs_c
+def test_held_reversed_same_as_python():
+    """speedups.held_reversed (a block of HeldText.write_reversed) against its Python twin,
+    on random texts, empty ones included, every block; ranges it must refuse."""
+    rnd = random.Random(25)
+    held = FB.HeldText()
+    texts = [rnd.randbytes(rnd.choice((0, 0, 1, 7, 90))) for _ in range(400)]
+    for text in texts:
+        held.append(text)
+    region, ends = bytes(held.buf), memoryview(held.ends).cast("Q")
+    for _ in range(300):
+        lo = rnd.randrange(len(texts) + 1)
+        hi = rnd.randrange(lo, len(texts) + 1)
+        base = ends[lo - 1] if lo else 0
+        sub = region[base:ends[hi - 1] if hi else 0]
+        assert speedups.held_reversed(sub, ends, lo, hi, base) == FB.reversed_texts_py(
+            memoryview(sub), ends, lo, hi, base) == b"".join(reversed(texts[lo:hi]))
+    for lo, hi, base, sub in ((0, 401, 0, region), (5, 4, 0, region), (-1, 3, 0, region),
+                              (0, 10, 0, region[:3]), (10, 20, 0, region[:5])):
+        with pytest.raises(ValueError):
+            speedups.held_reversed(sub, ends, lo, hi, base)
 
 
 @needs_c

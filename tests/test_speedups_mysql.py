@@ -314,7 +314,35 @@ def _variants():
                     *good],
         "gtid-gipk-change": [gtid(1), *good,
                              (34, b.anonymous_gtid(2, when, 100)[:-4] + struct.pack("<I", 80020)), *good],
+        # statement format: Intvar, Rand and User_var events kept for their Query
+        "context-events": [gtid(1), good[0], (5, b"\x02" + struct.pack("<q", 7)),
+                           (13, struct.pack("<QQ", 5, (1 << 64) - 3)), *[(14, uv) for uv in _USER_VARS],
+                           (5, b"\x01" + struct.pack("<q", -2)), insert, good[-1],
+                           gtid(2), (14, _USER_VARS[0]), insert, gtid(3), (13, bytes(16)), insert],
+        "context-python": [gtid(1), good[0], (14, _user_var(b"d", b"\x0a\x02\x80\x00\x00\x01\x00", 4)),
+                           (14, _user_var(b"s", b"abc", 0, 9999)), insert, good[-1],
+                           gtid(2), (14, _user_var(b"r", struct.pack("<d", float("inf")), 1)), insert,
+                           gtid(3), (14, _user_var(b"", b"x", 0)), insert],
+        "context-no-query": [gtid(1), good[0], (5, b"\x02" + struct.pack("<q", 7)), (14, _USER_VARS[1]),
+                             good[-1], gtid(2), (13, bytes(16)), (14, _USER_VARS[2])],
+        "context-short": [gtid(1), (13, bytes(15)), insert, gtid(2), (5, b"\x02"), insert,
+                          gtid(3), (14, _USER_VARS[3][:-3]), insert],
     }
+
+
+def _user_var(name, value=None, type_code=0, charset=255, flags=None):
+    """A User_var event body: NULL without a value."""
+    body = struct.pack("<I", len(name)) + name
+    if value is None:
+        return body + b"\1"
+    body += struct.pack("<BBII", 0, type_code, charset, len(value)) + value
+    return body + (b"" if flags is None else bytes([flags]))
+
+
+_USER_VARS = [_user_var(b"n"), _user_var(b"a`b", struct.pack("<q", -5), 2, 63, 0),
+              _user_var(b"u", struct.pack("<q", -1), 2, 63, 1), _user_var(b"r", struct.pack("<d", 0.1), 1, 63),
+              _user_var(b"s", "é'\n".encode(), 0, 255), _user_var(b"s", b"", 0, 8),
+              _user_var(b"s", b"\0\xff", 0, 63, 0)]
 
 
 @pytest.mark.parametrize("name", sorted(_variants()) if speedups else [])
@@ -323,6 +351,29 @@ def test_hand_made_binlogs_same_both_ways(tmp_path, name, mode):
     path = _write_binlog(tmp_path / f"{name}.000001", _variants()[name])
     assert_same(path, **OPTION_SETS[mode])
     assert_same(path, stop_position=path.stat().st_size - 30, **OPTION_SETS[mode])
+
+
+@pytest.mark.parametrize("mode", ["default", "vv-decode-rows"])
+def test_mysql97_statement_logs_same_both_ways(mode):
+    """fixtures/mysql97 (a real MySQL 9.7: STATEMENT and MIXED with user variables, RAND()):
+    the 9.x User_var text (charsets switched and back) from csrc/uservar.c equals Python's."""
+    files = sorted((ROOT / "fixtures" / "mysql97").glob("*/binlog.0*"))
+    assert files
+    for path in files:
+        events = assert_same(path, **OPTION_SETS[mode])
+        if path.name.endswith("1"):
+            assert events > 0
+            assert_same(path, chunk=97, **OPTION_SETS[mode])
+
+
+@pytest.mark.parametrize("mode", ["default", "vv-decode-rows"])
+def test_context_events_printed_in_c(tmp_path, mode):
+    """Every event of the hand-made statement-format log (Intvar, Rand, User_var before
+    their Query) is printed by the C printer, as Python prints it: all but the first GTID
+    and BEGIN (the first Query prints the session's lines, which is Python's)."""
+    items = _variants()["context-events"]
+    path = _write_binlog(tmp_path / "context.000001", items)
+    assert assert_same(path, **OPTION_SETS[mode]) == len(items) - 2
 
 
 def test_decompress_same_as_the_reference():

@@ -28,7 +28,6 @@
 #define FL_EXTRA_MULTI_ENGINE_E1 1
 #define FL_EXTRA_ALTER (2 | 4 | 8)          /* START / COMMIT / ROLLBACK ALTER */
 
-static int held_append(const Fmt *f, const char *p, Py_ssize_t n);
 
 static int
 put_delim_line(Buf *b, const Fmt *f)
@@ -303,7 +302,7 @@ bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
             rc = BUF_LIT(out, "START TRANSACTION\n") == 0 && put_delim_line(out, f) == 0 ? 1 : -1;
         else
             rc = 1;
-        if (rc == 1 && f->flashback && held_append(f, held.p ? held.p : "", held.len) < 0)
+        if (rc == 1 && f->flashback && bk_held_append(f, held.p ? held.p : "", held.len) < 0)
             rc = -1;
     }
 #undef ITEM
@@ -327,20 +326,6 @@ done:
 
 #define STMT_END_F 1
 
-static int
-held_append(const Fmt *f, const char *p, Py_ssize_t n)
-{
-    PyObject *text = PyBytes_FromStringAndSize(p, n);
-    if (text == NULL)
-        return -1;
-    PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(f->ctx[CTX_FLASHBACK], 0), text);
-    Py_DECREF(text);
-    if (r == NULL)
-        return -1;
-    Py_DECREF(r);
-    return 0;
-}
-
 /* A GTID (held: COMMIT unless standalone) or Xid (held: its header and START
  * TRANSACTION) of --flashback; 1 done, 0 leave it to Python, -1 error */
 int
@@ -357,7 +342,7 @@ bk_flashback_unit(const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize
         int rc = -1;
         if (bk_put_event_header(&b, f, ev, size) == 0 && BUF_LIT(&b, "\tXid = ") == 0
             && put_number(&b, get_le(ev + p, 8)) == 0 && BUF_LIT(&b, "\nSTART TRANSACTION") == 0
-            && put_delim_line(&b, f) == 0 && held_append(f, b.p, b.len) == 0)
+            && put_delim_line(&b, f) == 0 && bk_held_append(f, b.p, b.len) == 0)
             rc = 1;
         bk_buf_free(&b);
         return rc;
@@ -379,7 +364,7 @@ bk_flashback_unit(const Fmt *f, const unsigned char *ev, uint32_t size, Py_ssize
     if (!(f2 & FL_STANDALONE)) {
         Buf b = {0};
         int rc = BUF_LIT(&b, "COMMIT\n") == 0 && put_delim_line(&b, f) == 0
-                 && held_append(f, b.p, b.len) == 0;
+                 && bk_held_append(f, b.p, b.len) == 0;
         bk_buf_free(&b);
         if (!rc)
             return -1;
@@ -531,7 +516,7 @@ bk_flashback_statement(const Fmt *f, Buf *out, const Spans *maps, const Spans *e
     }
     if ((body.len && (BUF_LIT(&head, "\nBINLOG '\n") < 0 || buf_put(&head, body.p, body.len) < 0
                       || BUF_LIT(&head, "'") < 0 || put_delim_line(&head, f) < 0))
-        || held_append(f, head.p ? head.p : "", head.len) < 0
+        || bk_held_append(f, head.p ? head.p : "", head.len) < 0
         || BUF_LIT(out, "# Number of rows: ") < 0 || put_number(out, rows) < 0
         || BUF_LIT(out, "\n") < 0)
         goto done;

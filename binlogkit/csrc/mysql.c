@@ -461,41 +461,6 @@ bk_mysql_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, P
     return rc;
 }
 
-/* An Intvar event and the Query it belongs to (handle_buffered keeps the Intvar until
- * the Query prints it first): "# at" of the Query, the Intvar's text, the Query's.
- * *size: both events' bytes.  1 printed, 0 leave both to Python, -1 error. */
-int
-bk_mysql_intvar_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t *size,
-                      Py_ssize_t avail, long long pos, Trx *t)
-{
-    uint32_t isize = *size;
-    Py_ssize_t p = f->header_len + bk_post_header(f, 5, 0), iend = isize - (f->has_crc ? 4 : 0);
-    if (p + 9 > iend || avail < (Py_ssize_t)isize + LOG_EVENT_HEADER_LEN)
-        return 0;
-    const unsigned char *q = ev + isize;
-    uint32_t qsize = get_u32(q + 9);
-    Py_ssize_t qend = (Py_ssize_t)qsize - (f->has_crc ? BINLOG_CHECKSUM_LEN : 0);
-    long long qpos = f->fixed_pos ? pos : pos + isize;
-    if (q[4] != QUERY_EVENT || qsize > avail - isize || qsize < LOG_EVENT_HEADER_LEN + (f->has_crc ? 4 : 0)
-        || f->header_len > qend || (!f->fixed_pos && (unsigned long long)qpos >= f->stop_position)
-        || (long long)get_u32(q) >= f->stop_datetime || QUERY_EVENT > f->n_post_header_len)
-        return 0;
-    int type = ev[p];
-    long long value = (long long)get_le(ev + p + 1, 8);
-    if (bk_put_at(out, qpos) < 0 || bk_put_event_header(out, f, ev, isize) < 0
-        || BUF_LIT(out, "\tIntvar\nSET ") < 0
-        || (type == 1 ? BUF_LIT(out, "LAST_INSERT_ID=") : type == 2 ? BUF_LIT(out, "INSERT_ID=")
-                                                             : BUF_LIT(out, "INVALID_INT=")) < 0
-        || (value < 0 && BUF_LIT(out, "-") < 0)
-        || put_num(out, value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value) < 0
-        || put_statement_end(out, f) < 0)
-        return -1;
-    int rc = bk_mysql_query(f, out, q, qsize, qend, qpos, t);
-    if (rc > 0)
-        *size = isize + qsize;
-    return rc;
-}
-
 /* Xid_log_event: "\tXid = N" and COMMIT */
 int
 bk_mysql_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end, Trx *t)

@@ -257,6 +257,30 @@ put_annotate(Buf *b, const Fmt *f, const unsigned char *ev, uint32_t size, Py_ss
 /* Rows_query_log_event::print with -vv: header, "\tRows_query\n", the query (up to
  * a NUL) in "# line\n" lines (empty lines left out); the event goes to the BINLOG
  * block.  Without -vv nothing but "# at".  1 printed, 0 leave it to Python, -1 error. */
+/* One line of a Rows_query event: mysqlbinlog 9.7 escapes \\, tab, CR and backspace
+ * (printer/mysql/rows.py rows_query_escaped), 8.0 prints it as it is */
+static int
+put_query_line(const Fmt *f, Buf *out, const unsigned char *s, Py_ssize_t n)
+{
+    if (f->mysql != 2)
+        return buf_put(out, (const char *)s, n);
+    if (bk_buf_reserve(out, 2 * n) < 0)
+        return -1;
+    char *o = out->p + out->len;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        char e = c == '\\' ? '\\' : c == '\t' ? 't' : c == '\r' ? 'r' : c == 8 ? 'b' : 0;
+        if (e) {
+            *o++ = '\\';
+            *o++ = e;
+        } else {
+            *o++ = (char)c;
+        }
+    }
+    out->len = o - out->p;
+    return 0;
+}
+
 static int
 rows_query_event(const Fmt *f, Buf *out, Spans *body, const unsigned char *ev, uint32_t size,
                  Py_ssize_t end)
@@ -274,7 +298,7 @@ rows_query_event(const Fmt *f, Buf *out, Spans *body, const unsigned char *ev, u
         Py_ssize_t e = q;
         while (e < qend && ev[e] != '\n')
             e++;
-        if (e > q && (BUF_LIT(out, "# ") < 0 || buf_put(out, (const char *)ev + q, e - q) < 0
+        if (e > q && (BUF_LIT(out, "# ") < 0 || put_query_line(f, out, ev + q, e - q) < 0
                       || BUF_LIT(out, "\n") < 0))
             return -1;
         q = e + 1;
@@ -586,8 +610,9 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
                     || type == (f->mysql ? ROWS_QUERY_LOG_EVENT : ANNOTATE_ROWS_EVENT)
                     || (f->mysql && type == PARTIAL_UPDATE_ROWS_EVENT);
         int unit = f->trx && (f->mysql ? type == 2 || type == 5 || type == 16 || type == 33
-                                         || type == 34 || type == 40
-                                       : type == 2 || type == 5 || type == 16 || type == 162);
+                                         || type == 34 || type == 40 || type == 13 || type == 14
+                                       : type == 2 || type == 5 || type == 16 || type == 162
+                                         || type == 13 || type == 14);
         known |= unit;
         if (f->mysql && type > f->n_post_header_len)     /* "Found invalid event" */
             known = 0;
@@ -612,11 +637,11 @@ bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssiz
             rc = type == 2 ? bk_mariadb_query(f, out, ev, size, end, pos, trx)
                  : type == 16 ? bk_mariadb_xid(f, out, ev, size, end, trx)
                  : type == 5 ? bk_mariadb_intvar(f, out, ev, size, end, trx)
+                 : type == 13 ? bk_mariadb_rand(f, out, ev, size, end, trx)
+                 : type == 14 ? bk_mariadb_user_var(f, out, ev, size, end, trx)
                  : bk_mariadb_gtid(f, out, ev, size, end, trx);
-        else if (unit && type == 5) {   /* an Intvar and its Query: count both */
-            rc = bk_mysql_intvar_query(f, out, ev, &size, avail - rel, pos, trx);
-            count = 2;
-        } else if (unit)            /* one event, printed whole: committed below */
+        else if (unit && (type == 5 || type == 13 || type == 14))   /* these and their Query */
+            rc = bk_mysql_context_query(f, out, ev, &size, avail - rel, pos, trx, &count); else if (unit)            /* one event, printed whole: committed below */
             rc = type == 2 ? bk_mysql_query(f, out, ev, size, end, pos, trx)
                  : type == 16 ? bk_mysql_xid(f, out, ev, size, end, trx)
                  : type == 40 ? bk_mysql_payload(f, out, ev, size, end, trx, &count)
@@ -719,6 +744,7 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f.stop_position = PyLong_AsUnsignedLongLong(f.ctx[CTX_STOP_POSITION]);
     f.stop_datetime = PyLong_AsLongLong(f.ctx[CTX_STOP_DATETIME]);
     f.mysql = f.fixed_pos = f.trx = f.flashback = 0;
+    f.held = NULL;
     PyObject *trx_list = NULL;
     Trx trx = {0};
     if (PyTuple_GET_SIZE(args[3]) == CTX_SIZE_MYSQL) {
@@ -760,9 +786,18 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     f.at = pos;
 
+    Held held;
+    if (f.flashback) {
+        if (bk_held_open(&held, PyTuple_GET_ITEM(f.ctx[CTX_FLASHBACK], 0)) < 0)
+            return NULL;
+        f.held = &held;
+    }
     Py_buffer data;             /* bytes, or a read-only mapping of the file (binlog/reader.py) */
-    if (PyObject_GetBuffer(args[0], &data, PyBUF_SIMPLE) < 0)
+    if (PyObject_GetBuffer(args[0], &data, PyBUF_SIMPLE) < 0) {
+        if (f.held)
+            bk_held_close(f.held);
         return NULL;
+    }
     Buf out = {0};
     out.as_bytes = 1;
     /* room for the usual text (base64: 4/3 of the events, plus the header lines) at once,
@@ -773,12 +808,16 @@ bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         room = f.sink_at + (f.sink_at >> 2) + 4096;
     if (avail > 0 && bk_buf_reserve(&out, room) < 0) {
         PyBuffer_Release(&data);
+        if (f.held)
+            bk_held_close(f.held);
         return NULL;
     }
     Mark m;
     int failed = bk_statements(&f, (const unsigned char *)data.buf, data.len, rel, pos, &out,
                                &trx, &m) < 0;
     PyBuffer_Release(&data);
+    if (f.held)
+        bk_held_close(f.held);
     if (!failed && trx_list && m.events) {
         PyObject *items[TRX_ITEMS_MARIADB] = {PyBool_FromLong(m.trx.seen_gtid),
                               PyBool_FromLong(m.trx.in_transaction),

@@ -543,6 +543,9 @@ static PyMethodDef methods[] = {
     {"json_text", (PyCFunction)(void (*)(void))bk_json_text_py, METH_FASTCALL,
      "json_text(data[, column]) -> a MySQL JSON column's -v text, or with a column number the "
      "print_json_diff text of a partial update; None when not handled (in csrc/json.c)."},
+    {"held_reversed", (PyCFunction)(void (*)(void))bk_held_reversed, METH_FASTCALL,
+     "held_reversed(region, ends, lo, hi, base) -> the held texts of events hi-1 ... lo, "
+     "last to first (printer/mariadb/flashback.py HeldText.write_reversed)."},
     {"payload_frames", (PyCFunction)(void (*)(void))bk_payload_frames, METH_FASTCALL,
      "payload_frames(payload, has_crc) -> the events of a Transaction_payload re-framed "
      "as mysqlbinlog prints them, or None."},

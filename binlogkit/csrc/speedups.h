@@ -137,10 +137,18 @@ enum {
                              (csrc/mariadb.c); None for MySQL */
     CTX_GTID_KEEPS,       /* MariaDB: bool, the validator is kept past the first GTID
                              (--gtid-strict-mode or -vvv) */
-    CTX_FLASHBACK,        /* MariaDB: None, or (held_append, flashback_steps) for --flashback:
-                             held_append(bytes) keeps an event's held text (HeldText.append),
+    CTX_FLASHBACK,        /* MariaDB: None, or (held, flashback_steps) for --flashback: held,
+                             the flashback.HeldText that keeps the events' held texts (C
+                             appends to its bytearrays `buf` and `ends` as its append()
+                             does, and calls its spill() when buf reaches SPILL_AT),
                              flashback_steps(table_map, cols, width) -> the image steps
                              (bytes) its rows are reversed with, or None (Python's then) */
+    CTX_USER_VAR,         /* None (User_var events are Python's), or (charsets, charset_miss,
+                             back): charsets a dict, charset number -> (b"_utf8mb4 ",
+                             b" COLLATE `...`"), what a string value prints around its hex
+                             digits; charset_miss(number) -> that pair (and fills the dict) or
+                             None (Python prints it); back: MySQL 9.x's charset lines after
+                             the SET (bytes), None for MariaDB and 8.0 (csrc/uservar.c) */
     CTX_SIZE_MYSQL
 };
 
@@ -160,6 +168,20 @@ typedef struct {
  * works (its optional fifth argument): every SINK_AT bytes or so (the sixth) */
 #define SINK_AT (256 * 1024)
 
+/* --flashback's held text (CTX_FLASHBACK[0], a flashback.HeldText), taken out of it for
+ * one call: csrc/mariadb.c */
+typedef struct {
+    PyObject *obj, *buf, *ends;  /* the HeldText, its bytearrays (new references) */
+    long long spooled;           /* its spooled: bytes already in its temporary file */
+    Py_ssize_t spill_at;
+} Held;
+
+/* csrc/held.c */
+int bk_held_open(Held *h, PyObject *obj);
+void bk_held_close(Held *h);
+
+PyObject *bk_held_reversed(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
 /* The context, taken out of ctx */
 typedef struct {
     PyObject **ctx;
@@ -168,6 +190,7 @@ typedef struct {
     Py_ssize_t soft_end;         /* no statement or unit starts at or past this index of data */
     int has_crc, encoded, verbose, mysql, fixed_pos, trx;
     int flashback;               /* MariaDB --flashback (CTX_FLASHBACK): csrc/mariadb.c */
+    Held *held;                  /* ... and its held text */
     long long at;                /* fixed_pos: the position every event is printed at */
     unsigned long long stop_position;
     long long stop_datetime;
@@ -196,6 +219,7 @@ typedef struct {
 } Mark;
 
 PyObject *bk_print_row_statements(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+int bk_held_append(const Fmt *f, const char *p, Py_ssize_t n);
 int bk_statements(const Fmt *f, const unsigned char *data, Py_ssize_t avail, Py_ssize_t rel,
                   long long pos, Buf *out, Trx *trx, Mark *m);
 Py_ssize_t bk_post_header(const Fmt *f, int type_code, Py_ssize_t dflt);
@@ -307,14 +331,19 @@ int bk_flashback_unit(const Fmt *f, const unsigned char *ev, uint32_t size, Py_s
 Py_ssize_t bk_query_usec_at(const unsigned char *ev, Py_ssize_t p, Py_ssize_t end, int mariadb);
 int bk_mariadb_intvar(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                       Py_ssize_t end, Trx *t);
+int bk_mariadb_rand(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                    Py_ssize_t end, Trx *t);
+int bk_mariadb_user_var(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
+                        Py_ssize_t end, Trx *t);
 int bk_mariadb_gtid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                     Py_ssize_t end, Trx *t);
 int bk_mariadb_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                    Py_ssize_t end, Trx *t);
 int bk_mariadb_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,
                      Py_ssize_t end, long long pos, Trx *t);
-int bk_mysql_intvar_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t *size,
-                          Py_ssize_t avail, long long pos, Trx *t);
+/* csrc/uservar.c */
+int bk_mysql_context_query(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t *size,
+                           Py_ssize_t avail, long long pos, Trx *t, Py_ssize_t *count);
 int bk_mysql_xid(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size, Py_ssize_t end,
                  Trx *t);
 int bk_mysql_payload(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size,

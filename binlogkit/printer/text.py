@@ -72,6 +72,20 @@ def user_var_value(body, collations, hex_string):
     return b""  # ROW_RESULT: the real tools print nothing after the name
 
 
+def user_var_context(collations, back=None):
+    """The C printer's CTX_USER_VAR (csrc/speedups.h): what user_var_value prints around
+    a string value's hex digits, per charset number, filled as C asks; `back`: what
+    follows the SET (mysqlbinlog 9.x's charset lines), or None."""
+    charsets = {}
+
+    def charset_miss(number):
+        info = collations.get(number)
+        entry = charsets[number] = ((b"_%s " % info[0].encode(), b" COLLATE `%s`" % info[1].encode())
+                                    if info else None)
+        return entry
+    return charsets, charset_miss, back
+
+
 def print_thread_id(p, raw, body, out):
     """print_query_header's pseudo_thread_id line, the same in both tools: once, and again
     when a thread-specific event comes from another thread (--short-form hides the id)."""

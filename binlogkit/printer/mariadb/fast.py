@@ -19,12 +19,13 @@ from binlogkit.binlog import layout as L
 from binlogkit.binlog.events import decode_event, mariadb_status_view
 from binlogkit.errors import BinlogError
 from binlogkit.printer.mariadb import events as P
+from binlogkit.printer.text import user_var_context
 
 FLAVOR_MARIADB = 0
 # csrc/speedups.h (tests/test_speedups_enums.py): where context_tail's entries start, and
 # the whole ctx's length
 CTX_SIZE = 15
-CTX_SIZE_MYSQL = 27
+CTX_SIZE_MYSQL = 28
 # what print_query_header reads and writes of the state (db_buf apart)
 _QUERY_STATE = ("delimiter", "db", "flags2_inited", "flags2", "sql_mode_inited", "sql_mode",
                 "auto_increment_increment", "auto_increment_offset", "charset_inited", "charset",
@@ -132,10 +133,10 @@ class Steady:
 
         flashback = None
         if p.flashback is not None and on:
-            flashback = (p.flashback.held.append, flashback_steps)
+            flashback = (p.flashback.held, flashback_steps)
         return (FLAVOR_MARIADB, False, self.trx if on else None, False, queries, query_miss,
                 {}, None, None, p.gtids, bool(p.options.gtid_strict_mode or p.options.verbose >= 3),
-                flashback)
+                flashback, user_var_context(P.COLLATIONS))
 
 
 def flashback_steps(table_map, cols, width):

@@ -20,8 +20,9 @@ What the real tool does (client/mysqlbinlog.cc, sql/log_event_client.cc):
   (format description, Table_map and Annotate_rows headers, "# Number of
   rows", Intvar...) is printed where it is met, as usual.
 """
-from array import array
+import struct
 
+from binlogkit._accel import speedups
 from binlogkit.binlog import layout as L
 from binlogkit.binlog import rows as R
 from binlogkit.errors import CorruptRowError, UnsupportedTypeError
@@ -172,25 +173,32 @@ class HeldText:
     """The output each event holds back (ev->output_buf), in file order, printed last to
     first at the end: kept in one buffer, which goes to a temporary file every SPILL_AT
     bytes, so memory stays flat whatever the size of the logs (the real tool keeps it
-    all in memory); an array has where each event's text ends."""
+    all in memory); `ends` has where each event's text ends (a native uint64 per event,
+    counted from the first held byte).  The C printer appends to the same two
+    bytearrays as append() does and calls spill() (csrc/mariadb.c held_append)."""
     SPILL_AT = 4 << 20
 
     def __init__(self):
         self.buf = bytearray()
-        self.ends = array("Q")
+        self.ends = bytearray()
         self.spool = None           # the temporary file, once the text outgrew SPILL_AT
         self.spooled = 0            # bytes in it
 
     def append(self, text):
-        self.buf += text
-        self.ends.append(self.spooled + len(self.buf))
-        if len(self.buf) >= self.SPILL_AT:
-            if self.spool is None:
-                import tempfile     # only big flashbacks need it
-                self.spool = tempfile.TemporaryFile(prefix="binlogkit-flashback-")
-            self.spool.write(self.buf)
-            self.spooled += len(self.buf)
-            self.buf = bytearray()
+        buf = self.buf
+        buf += text
+        self.ends += _END.pack(self.spooled + len(buf))
+        if len(buf) >= self.SPILL_AT:
+            self.spill()
+
+    def spill(self):
+        """buf to the temporary file; buf is emptied in place (C holds it)."""
+        if self.spool is None:
+            import tempfile     # only big flashbacks need it
+            self.spool = tempfile.TemporaryFile(prefix="binlogkit-flashback-")
+        self.spool.write(self.buf)
+        self.spooled += len(self.buf)
+        del self.buf[:]
 
     def _region(self, start, end):
         """The held bytes [start, end) (in the file, the buffer or both)."""
@@ -204,24 +212,36 @@ class HeldText:
 
     def write_reversed(self, write):
         """write() the events' texts last to first, a block of about SPILL_AT bytes at a time."""
-        ends = self.ends
-        i = len(ends)
-        while i:
-            block_end = ends[i - 1]
-            j = i - 1       # the events i-1, i-2 ... j of this block
-            while j > 0 and block_end - ends[j - 1] < self.SPILL_AT:
-                j -= 1
-            base = ends[j - 1] if j else 0
-            region = self._region(base, block_end)
-            write(b"".join([region[(ends[k - 1] if k else 0) - base:ends[k] - base]
-                            for k in range(i - 1, j - 1, -1)]))
-            i = j
+        with memoryview(self.ends) as view, view.cast("Q") as ends:
+            i = len(ends)
+            while i:
+                block_end = ends[i - 1]
+                j = i - 1       # the events i-1, i-2 ... j of this block
+                while j > 0 and block_end - ends[j - 1] < self.SPILL_AT:
+                    j -= 1
+                base = ends[j - 1] if j else 0
+                with self._region(base, block_end) as region:
+                    write(reversed_texts(region, ends, j, i, base))
+                i = j
         self.buf = bytearray()
-        self.ends = array("Q")
+        self.ends = bytearray()
         if self.spool is not None:
             self.spool.close()
             self.spool = None
         self.spooled = 0
+
+
+_END = struct.Struct("=Q")
+
+
+def reversed_texts_py(region, ends, lo, hi, base):
+    """The texts of the events hi-1, hi-2 ... lo of region (held from `base` on), joined."""
+    return b"".join([region[(ends[k - 1] if k else 0) - base:ends[k] - base]
+                     for k in range(hi - 1, lo - 1, -1)])
+
+
+# csrc/mariadb.c held_reversed where built
+reversed_texts = speedups.held_reversed if speedups is not None else reversed_texts_py
 
 
 class Flashback:

@@ -213,7 +213,7 @@ def print_user_var(p, ev, body):
     d = p.state.delimiter
     statement = b"SET @" + backtick(body.name) + user_var_value(body) + d + b"\n"
     if p.v9:
-        statement = _utf8mb3_switch(p.state, body) + statement + _charset_back(p.state)
+        statement = _utf8mb3_switch(p.state, body) + statement + charset_back(p.state)
     _header_then(p, ev, b"\tUser_var\n", statement)
 
 
@@ -229,7 +229,7 @@ def _utf8mb3_switch(st, body):
             % (st.delimiter, connection, st.delimiter))
 
 
-def _charset_back(st):
+def charset_back(st):
     """... and back to the charsets the last Query event printed."""
     client = int.from_bytes(st.charset[0:2], "little")
     info = COLLATIONS.get(client)

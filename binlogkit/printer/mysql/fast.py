@@ -21,6 +21,7 @@ from binlogkit.binlog.rowcompile import (
     c_program, column_spec, json_spec, null_byte_count, present_columns,
 )
 from binlogkit.printer.driver import C_WINDOW, ReadAhead, statement_runs_past
+from binlogkit.printer.mysql import events as E
 from binlogkit.printer.mysql import verbose as V
 from binlogkit.printer.mysql.decode import IgnorableBody, ReadError, UnknownBody, decode_body
 from binlogkit.printer.mysql.events import is_trans_keyword, print_query_header
@@ -29,14 +30,14 @@ from binlogkit.printer.mysql.rows import prints_gipk, table_map_text
 from binlogkit.printer.rowtext import COMMANDS
 from binlogkit.printer.safety import comment_safe
 from binlogkit.printer.state import BASE64_AUTO, BASE64_DECODE_ROWS
-from binlogkit.printer.text import backtick
+from binlogkit.printer.text import backtick, user_var_context
 
 FLAVOR_MYSQL = 1
 FLAVOR_MYSQL97 = 2      # the context's flavor for mysqlbinlog 9.7's text (rows flags by name)
 # print_row_statements' ctx: where the transaction state sits, how long it is
 # (CTX_TRX_STATE, CTX_SIZE_MYSQL in csrc/speedups.h; tests/test_speedups_enums.py)
 CTX_TRX_STATE = 17
-CTX_SIZE_MYSQL = 27
+CTX_SIZE_MYSQL = 28
 # bytes the C printer gets to see past its start, so that statements rarely
 # straddle the end of the read buffer
 _KINDS = ("write", "update", "delete", "update")   # by the C printer's kind code (3: partial)
@@ -318,7 +319,9 @@ class FastRows:
                      self._trx if trx_on else None, gipk, queries, query_miss,
                      self._commit_times, self._commit_time_parts,
                      _decompressors() if trx_on and self._payloads_here(layout, has_crc, fixed_pos)
-                     else None, None, False, None)
+                     else None, None, False, None,
+                     user_var_context(E.COLLATIONS, E.charset_back(st) if p.v9 else None)
+                     if trx_on else None)
         return ctx
 
     def _payloads_here(self, layout, has_crc, fixed_pos):

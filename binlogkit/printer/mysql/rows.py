@@ -102,6 +102,14 @@ def print_rows(p, ev, body):
                                        ev.type_code == L.PARTIAL_UPDATE_ROWS_EVENT, jsontext))
 
 
+def rows_query_escaped(line):
+    """A Rows_query line as mysqlbinlog 9.7.4 prints it: backslash, tab, carriage return
+    and backspace escaped C-style (checked on a real 9.7: the other control characters,
+    quotes and non-ASCII bytes are printed as they are; 8.0's text is raw)."""
+    return (line.replace(b"\\", b"\\\\").replace(b"\t", b"\\t").replace(b"\r", b"\\r")
+            .replace(b"\x08", b"\\b"))
+
+
 def print_rows_query(p, ev, body):
     st, opts = p.state, p.options
     if opts.short_form or opts.verbose < 2:
@@ -111,7 +119,7 @@ def print_rows_query(p, ev, body):
     query = body.query.split(b"\0", 1)[0]
     for line in query.split(b"\n"):
         if line:
-            st.head.append(b"# %s\n" % line)
+            st.head.append(b"# %s\n" % (rows_query_escaped(line) if p.v9 else line))
     print_base64(p, ev, st.body, True)
 
 
