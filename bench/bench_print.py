@@ -23,11 +23,25 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
+TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None     # GNU time
+
+
 def run(cmd: list[str], env: dict) -> tuple[float, int, int, float]:
-    """(wall seconds, peak RSS KiB, exit status, CPU seconds) of one run of cmd."""
+    """(wall seconds, peak RSS KiB, exit status, CPU seconds) of one run of cmd.
+
+    The peak RSS is GNU time's (%M) where /usr/bin/time exists (Debian's `time`): the
+    ru_maxrss wait4 gives for a child started by vfork counts this process's own pages
+    (Linux carries the old address space's high-water mark across exec), so a tool
+    under ~14 MiB would read as this bench's size (bench_shapes.run says more)."""
+    report = None
+    if TIME:
+        fd, report = tempfile.mkstemp(prefix="bench-time-")
+        os.close(fd)
+        cmd = [TIME, "-f", "%M", "-o", report, *cmd]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, ru = os.wait4(proc.pid, 0)
@@ -37,7 +51,12 @@ def run(cmd: list[str], env: dict) -> tuple[float, int, int, float]:
     proc.stderr.close()
     if proc.returncode != 0:
         sys.stderr.write(f"warning: {cmd[0]} exited {proc.returncode}: {err[-500:].decode(errors='replace')}\n")
-    return wall, ru.ru_maxrss, proc.returncode, ru.ru_utime + ru.ru_stime
+    rss = ru.ru_maxrss
+    if report is not None:
+        with open(report) as f:
+            rss = int(f.read().split()[-1])
+        os.unlink(report)
+    return wall, rss, proc.returncode, ru.ru_utime + ru.ru_stime
 
 
 def binlogkit_command() -> list[str]:
