@@ -3,7 +3,7 @@
 Two threads read (the binlog dump blocks on its socket; the slow log is polled)
 and put what they read on one queue; the caller's thread takes it from there,
 feeds `OnlineDiagnosis`, counts the metrics and writes the alerts, and ticks at
-least every `TICK_S` so a stall is decided within its settle time also when
+least every `TICK_S` so a stall is decided within its look-ahead also when
 nothing more arrives.  `stop()` (SIGTERM, SIGINT) ends the loop; `reopen()`
 (SIGHUP) reopens the alert output.
 """
@@ -22,7 +22,7 @@ SLOW_POLL_S = 0.2
 
 
 class Watcher:
-    def __init__(self, follower, alerts, *, slow=None, metrics=None, threshold=1.0, settle=0.5,
+    def __init__(self, follower, alerts, *, slow=None, metrics=None, threshold=1.0,
                  describe="", clock=time.time, until_caught_up=False):
         self.follower = follower
         self.alerts = alerts
@@ -30,7 +30,7 @@ class Watcher:
         self.metrics = metrics
         self.clock = clock
         self.describe = describe
-        self.diag = OnlineDiagnosis(threshold=threshold, settle=settle, emit=self._emit)
+        self.diag = OnlineDiagnosis(threshold=threshold, emit=self._emit)
         self.queue = queue.SimpleQueue()
         self.stopping = threading.Event()
         self.error = None
@@ -180,7 +180,8 @@ class Watcher:
         self.diag.feed(a)
 
     def _emit(self, kind, payload):
-        if kind == "stall" and self.metrics is not None and payload["state"] == "ended":
+        if (kind == "stall" and self.metrics is not None and payload["state"] == "ended"
+                and not payload.get("update")):     # a chain said again: counted once
             self.metrics.stall(payload["cause"], payload["duration_s"])
         if kind == "restart" and self.metrics is not None:
             self.metrics.restarts.inc()

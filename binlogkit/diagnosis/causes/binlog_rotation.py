@@ -97,6 +97,9 @@ def _split(row, tl):
     if first <= row["start"]:
         after = [e for e in ends if e > row["start"]]
         first = min(after) if after else first
+    opened = _released_after_open(row, first, res)
+    if opened is not None:
+        return opened
     released = [e for e in ends if e <= first + RELEASE_S + res]
     cut = max(max(released), row["start"])
     later = [w for w in waits if w.end > cut + LATER_S + res]
@@ -114,6 +117,20 @@ def _split(row, tl):
         if later and old_end - cut >= MIN_REST_S:
             out.append(_rest(row, cut, old_end))
     return out
+
+
+def _released_after_open(row, first, res):
+    """Nothing was released until well after the next file was open (``opened_by``):
+    the rotation ended there, and what held the waits after it (a lock taken as it
+    ended) is a remainder; None when the first release is the rotation's."""
+    rot = row.get("_rot")
+    bound = None if rot is None else rot.opened_by
+    if (row["shape"] != "commit-gap" or bound is None or not row["start"] < bound < row["end"]
+            or first <= bound + LATER_S + res or row["end"] - bound < MIN_REST_S):
+        return None
+    head = dict(row, end=bound, duration_s=round(min(float(row["duration_s"]),
+                                                     bound - row["start"]), 3))
+    return [head, _rest(row, bound, row["end"])]
 
 
 BEFORE_S, AFTER_S = 1.0, 2.0          # rotation time vs a pile-up's start
