@@ -31,10 +31,11 @@ pytestmark = [pytest.mark.server,
               pytest.mark.skipif(not lab_available(), reason="needs mariadbd and gcc")]
 
 ALERT_WITHIN_S = 2.0
-# the lab's clock and the watcher's are two processes on a shared 2-core machine (CI runs the
-# whole suite beside these servers): a line read 0.5 s late there is the machine, not the
-# watcher (a lock stall followed by silence is decided 2.5 s after its end: issue 28 open)
-SCHEDULING_SLACK_S = 0.75
+# the watcher decides a stall LOOKAHEAD_S (1 s) after its end, at most CHAIN_HOLD_S (1.5 s)
+# when the commits stopped again right after it, + one 0.2 s tick; the lab, the watcher and
+# this reader are processes on a shared 2-core machine (CI runs the whole suite beside these
+# servers), where a line may be read a few tenths late: that is the machine, not the watcher
+SCHEDULING_SLACK_S = 0.3
 
 
 def free_port():
@@ -109,7 +110,11 @@ def overlap(stall, start, end):
 
 
 def check(watch, truth, quiet, restarts=2):
-    stalls = [(at, s) for at, s in watch.events("stall") if s["state"] == "ended"]
+    last = {}                   # a stall said again with its id (a chain that grew) is an update
+    for at, s in watch.events("stall"):
+        if s["state"] == "ended":
+            last[s["id"]] = (at, s)
+    stalls = sorted(last.values(), key=lambda x: x[0])
     ongoing = [s for _, s in watch.events("stall") if s["state"] != "ended"]
     assert {s["id"] for s in ongoing} <= {s["id"] for _, s in stalls}, ongoing
     syncing = [(e["start"], e["end"]) for e in truth["episodes"] if e["kind"] == "commit_sync"]
@@ -199,7 +204,7 @@ def test_mariadb_stalls_alerted_live_and_scraped_by_prometheus():
                 for _ in range(120):         # scraped every second (a loaded machine: slower)
                     doc = prom.query('sum(binlogkit_stalls_total)')
                     result = doc["data"]["result"]
-                    ended = [s for _, s in watch.events("stall") if s["state"] == "ended"]
+                    ended = {s["id"] for _, s in watch.events("stall") if s["state"] == "ended"}
                     if result and float(result[0]["value"][1]) == len(ended):
                         value = float(result[0]["value"][1])
                         break
@@ -306,8 +311,9 @@ def test_binlog_dir_with_output_file_and_sighup(tmp_path):
 
 def test_commit_sync_and_lock_tables_live():
     """sync_binlog=1 with slow syncs for 5 s (commits slowed, not stopped), then LOCK TABLES
-    held 2.5 s, under load: commit_sync and lock, each within 2 s of its end (a lock held
-    until the next gap is decided: within 2.5 s at most, here the commits flow on)."""
+    held 2.5 s, under load: commit_sync and lock, each within 2 s of its end (a stopped
+    commit followed by another stop is said 1.5 s after its end, and again with its id
+    as the chain grows)."""
     cfg = LabConfig(seconds_per_mb=2.0, fill_s=6.0, noise_every_s=0)
     with LiveLab(cfg) as lab:
         watch = WatchProcess(["-S", lab.socket, "-u", "root", "--slowlog", str(lab.slowlog)])

@@ -16,9 +16,13 @@ Records:
   arrival of its commit: it began before a gap and was written after it);
   Query events with an ``exec_time`` of a second or more.
 * :class:`Rotation`: ``at`` (the ROTATE event's time: the start, in whole
-  seconds, of the statement whose commit filled the file), files, size, and
+  seconds, of the statement whose commit filled the file), files, size,
   ``opened_by``: the latest instant the next file was open (its format
-  description's second + 1 s from files; its arrival online).
+  description's second + 1 s from files; its arrival online), and ``ended_by``:
+  the instant the rotation is known to have ended, the old file synced (only
+  a live follower knows it: the arrival of the next file's first event, which
+  the server sends once the old file is synced and closed; None from files,
+  whose header times are statement starts).
 * :class:`Restart`: a binlog created at a server start, with its down window
   ``[down_from, down_to]``.
 * commit instants, and the ends of slow-log statements (for :meth:`Timeline.blind`).
@@ -57,11 +61,12 @@ class Wait:
 
 
 class Rotation:
-    __slots__ = ("at", "from_file", "to_file", "size_bytes", "opened_by", "ref")
+    __slots__ = ("at", "from_file", "to_file", "size_bytes", "opened_by", "ended_by", "ref")
 
     def __init__(self, at, from_file, to_file, size_bytes=None, opened_by=None, ref=None):
         self.at, self.from_file, self.to_file = at, from_file, to_file
         self.size_bytes, self.opened_by, self.ref = size_bytes, opened_by, ref
+        self.ended_by = None
 
 
 class Restart:

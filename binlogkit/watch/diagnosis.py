@@ -60,8 +60,10 @@ def iso(t):
 
 
 class OnlineDiagnosis:
-    def __init__(self, threshold=1.0, emit=None, window_s=60.0):
+    def __init__(self, threshold=1.0, emit=None, window_s=60.0, live=True, res=0.0):
         self.threshold = threshold
+        self.live = live        # arrival instants are real (not a replay of event times)
+        self.res = res          # time resolution of the arrival instants (a replay's whole seconds)
         self.emit = emit or (lambda kind, payload: None)
         self.arrivals = Arrivals(window_s=window_s)
         self.evidence = Timeline(commit_res=0.0, exact_commits=True)
@@ -71,8 +73,8 @@ class OnlineDiagnosis:
         self.away = False       # the connection was lost since last_live
         self.stopped = False    # a Stop event since the last start
         self.txn_when = None    # the earliest header second of the transaction under way
-        self.used = set()       # ids of rotations matched to a candidate
-        self.by_ref = {}        # id(arrivals' Rotation) -> the timeline's Rotation
+        self.used = set()       # rotations (the timeline's) matched to a candidate
+        self.by_ref = {}        # the arrivals' Rotation under way -> the timeline's
         self.stalls_by_cause = {}
         self.next_forget = 0.0
         self.slowed = None      # a run of slowed writes (commit_sync), or None
@@ -105,10 +107,11 @@ class OnlineDiagnosis:
         if a.catchup:
             self.txn_when = None
             return
-        if self.last_live is not None and not self.away and now - self.last_live >= self.threshold:
+        if (self.last_live is not None and not self.away
+                and now - self.last_live >= self.threshold + self.res):
             self.open.append([self.last_live, now, now])
         for gap in self.open:
-            if now <= gap[1] + LOOKAHEAD_S:
+            if now <= gap[1] + LOOKAHEAD_S + self.res:
                 gap[2] = now
         self.txn_when = a.when if self.txn_when is None else min(self.txn_when, a.when)
         if a.is_commit:
@@ -133,7 +136,7 @@ class OnlineDiagnosis:
         rot = self.arrivals.note_rotation(a)
         shared = self.evidence.add_rotation(a.when + self.arrivals.skew(), a.file, a.next_file,
                                             a.end, None, ref=rot)
-        self.by_ref[id(rot)] = shared
+        self.by_ref[rot] = shared
         if a.catchup:
             self._rotation_event(rot)
 
@@ -141,9 +144,11 @@ class OnlineDiagnosis:
         arr = self.arrivals
         rot = arr.note_fde(a)
         if rot is not None:
-            shared = self.by_ref.pop(id(rot), None)
+            shared = self.by_ref.pop(rot, None)
             if shared is not None:
                 shared.opened_by = a.at
+                if self.live:               # sent once the old file was synced and closed
+                    shared.ended_by = a.at
             if not rot.catchup:
                 self._rotation_event(rot)
         if a.created:
@@ -201,10 +206,11 @@ class OnlineDiagnosis:
             self.next_forget = now + 5.0
             self.arrivals.forget_before(now - FORGET_S)
             self.evidence.forget_before(now - FORGET_S)
+            self.used &= set(self.evidence.rotations)
         if self.open:
             keep = []
             for gap in self.open:
-                if now >= gap[1] + LOOKAHEAD_S:
+                if now >= gap[1] + LOOKAHEAD_S + self.res:
                     self._decide(gap)
                 else:
                     keep.append(gap)
@@ -223,11 +229,12 @@ class OnlineDiagnosis:
     def _decide(self, gap):
         start, end, last_seen = gap
         ev = self.evidence
-        row = shaping.gap_row(start, end, self.arrivals.slow, end + LOOKAHEAD_S)
-        free = [r for r in ev.rotations if id(r) not in self.used]
+        row = shaping.gap_row(start, end, self.arrivals.slow, end + LOOKAHEAD_S + self.res,
+                              self.res)
+        free = [r for r in ev.rotations if r not in self.used]
         rot = match_rotations([row], free).get(0)
         if rot is not None:
-            self.used.add(id(rot))
+            self.used.add(rot)
         row["_rot"] = rot
         before = set(ev.claimed)
         for r in verdict.decide_one(row, ev):
@@ -313,7 +320,7 @@ class OnlineDiagnosis:
         start = min(self.last_live, rot.at)
         row = shaping.gap_row(start, now, (), now)
         row.update(cause="binlog_rotation", rotation_from=rot.from_file, hint=(
-            f"{rot.from_file} is still being closed and synced"), _rot=self.by_ref.get(id(rot)))
+            f"{rot.from_file} is still being closed and synced"), _rot=self.by_ref.get(rot))
         payload = stall_dict(row, self.count, self.threshold)
         payload["state"] = "ongoing"
         self.emit("stall", payload)

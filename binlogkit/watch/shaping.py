@@ -56,14 +56,14 @@ def describe(entries) -> dict:
             "rows_examined_median": median, "members": list(entries)}
 
 
-def gap_row(start, end, slow, horizon) -> dict:
+def gap_row(start, end, slow, horizon, res=0.0) -> dict:
     """A commit gap [start, end] (arrival times) as a candidate row; ``slow``: the
     slow-log entries known, of which those that ran across it (and ended by the
     ``horizon``) describe it."""
     during = [e for e in slow if e.start < end and e.end > start and e.end <= horizon
               and e.query_time >= MIN_LATENCY_S]
     row = {"start": start, "end": end, "duration_s": round(end - start, 3), "shape": "commit-gap",
-           "time_res_s": 0.0, "evidence": "binlog", "commit_gap_s": end - start, "trickle": 0,
+           "time_res_s": res, "evidence": "binlog", "commit_gap_s": end - start, "trickle": 0,
            "top_classes": []}
     row.update(describe(during))
     return row

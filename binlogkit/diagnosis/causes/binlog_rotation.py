@@ -120,11 +120,11 @@ def _split(row, tl):
 
 
 def _released_after_open(row, first, res):
-    """Nothing was released until well after the next file was open (``opened_by``):
-    the rotation ended there, and what held the waits after it (a lock taken as it
-    ended) is a remainder; None when the first release is the rotation's."""
+    """Nothing was released until well after the rotation is known to have ended
+    (``ended_by``): what held the waits after it (a lock taken as it ended) is a
+    remainder; None when the first release is the rotation's."""
     rot = row.get("_rot")
-    bound = None if rot is None else rot.opened_by
+    bound = None if rot is None else rot.ended_by
     if (row["shape"] != "commit-gap" or bound is None or not row["start"] < bound < row["end"]
             or first <= bound + LATER_S + res or row["end"] - bound < MIN_REST_S):
         return None
