@@ -306,7 +306,7 @@ def test_binlog_dir_with_output_file_and_sighup(tmp_path):
     assert [d["from_file"] for d in first if d["event"] == "rotation"] == ["mariadb-bin.000001"]
     assert [d["from_file"] for d in second if d["event"] == "rotation"] == ["mariadb-bin.000002"]
     assert second[-1]["event"] == "stopped"
-    assert not [d for d in first + second if d["event"] == "stall"]
+    assert not [d for d in first + second if d["event"] == "stall"], first + second
 
 
 def test_commit_sync_and_lock_tables_live():

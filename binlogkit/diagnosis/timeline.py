@@ -80,9 +80,10 @@ class Restart:
 class Timeline:
     """The evidence of one run or of a watcher's window (module doc)."""
 
-    def __init__(self, commit_res=1.0, exact_commits=False, covered=None):
+    def __init__(self, commit_res=1.0, exact_commits=False, covered=None, arrivals=False):
         self.commit_res = commit_res          # time resolution of the commit instants
         self.exact_commits = exact_commits    # µs commit instants
+        self.arrivals = arrivals              # a live follower: every late transaction seen
         self.covered = covered                # (first, last) instants the binlogs cover
         self.waits = []                       # by start
         self._starts = []
@@ -177,7 +178,11 @@ class Timeline:
     def blind(self, t) -> bool:
         """True when no slow-log statement ended from ``LOOKBACK_S`` before ``t`` to
         the horizon: nothing could have shown waiting work near ``t`` (only MySQL's
-        commit timestamps, which show the transactions that queued behind another)."""
+        commit timestamps, which show the transactions that queued behind another).
+        Never for a live follower: the arrival of every transaction shows whether it
+        was written late."""
+        if self.arrivals:
+            return False
         hi = min(t + LOOKBACK_S, self.horizon)
         lo = bisect.bisect_left(self.ends, t - LOOKBACK_S)
         return lo >= len(self.ends) or self.ends[lo] > hi

@@ -66,7 +66,7 @@ class OnlineDiagnosis:
         self.res = res          # time resolution of the arrival instants (a replay's whole seconds)
         self.emit = emit or (lambda kind, payload: None)
         self.arrivals = Arrivals(window_s=window_s)
-        self.evidence = Timeline(commit_res=0.0, exact_commits=True)
+        self.evidence = Timeline(commit_res=0.0, exact_commits=True, arrivals=live)
         self.open = []          # commit gaps waiting for their look-ahead: [start, end, last_seen]
         self.count = 0          # stall ids given
         self.last_live = None   # arrival of the last live transaction event
@@ -206,7 +206,9 @@ class OnlineDiagnosis:
             self.next_forget = now + 5.0
             self.arrivals.forget_before(now - FORGET_S)
             self.evidence.forget_before(now - FORGET_S)
-            self.used &= set(self.evidence.rotations)
+            kept = set(self.evidence.rotations)
+            self.used &= kept
+            self.by_ref = {k: v for k, v in self.by_ref.items() if v in kept}
         if self.open:
             keep = []
             for gap in self.open:

@@ -11,7 +11,8 @@ Where the slow log logs none of the statements around the gap (MariaDB binlogs
 carry no commit times; MySQL's show only transactions queued behind another), a
 gap that begins at a size rotation is left to the rotation rule (the statement
 whose commit filled the file waited for that rotation); any other such gap is
-idle.
+idle.  A live watcher is never so blind: the arrival of every transaction shows
+whether it was written late.
 """
 from __future__ import annotations
 
