@@ -58,15 +58,16 @@ class Feed:
             self.commit(t)
             t += 1.0 / rate
 
-    def rotate(self, at, done_at):
+    def rotate(self, at, done_at, when=None):
         self.tick_until(at)
-        a = Arrival(at, "rotate", L.ROTATE_EVENT, int(at), self.file, self.pos, 44, False)
+        when = int(at if when is None else when)
+        a = Arrival(at, "rotate", L.ROTATE_EVENT, when, self.file, self.pos, 44, False)
         a.next_file = "bin.%06d" % (int(self.file.rpartition(".")[2]) + 1)
         self.pos += 44
         self.diag.feed(a)
         self.file, self.pos = a.next_file, 4
         self.tick_until(done_at)
-        fde = Arrival(done_at, "fde", L.FORMAT_DESCRIPTION_EVENT, int(at), self.file, 4, 256, False)
+        fde = Arrival(done_at, "fde", L.FORMAT_DESCRIPTION_EVENT, when, self.file, 4, 256, False)
         self.diag.feed(fde)
 
     def stalls(self, until, state="ended"):
@@ -366,3 +367,49 @@ def test_watch_and_the_shared_diagnosis_import_no_pandas():
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True)
     assert got.stdout.strip() == "[]", got.stdout
+
+
+def test_mysql_rotation_said_ongoing_from_a_blocked_show_binary_logs():
+    """MySQL sends the Rotate only once the next file is open; SHOW BINARY LOGS, sent
+    when the commits stop, blocks while the binlog lock is held: blocked past the
+    threshold, the rotation of the file being written is said ongoing, and the Rotate
+    that comes later ends it with the same id.  A probe that returns at once says
+    nothing; one blocked by what turns out no rotation is cancelled."""
+    from binlogkit.watch.diagnosis import PROBE_AFTER_S
+    f = Feed()
+    f.steady(T0, T0 + 5.3)
+    last = f.diag.last_live
+    assert not f.diag.wants_probe(last + PROBE_AFTER_S - 0.05)
+    assert f.diag.wants_probe(last + PROBE_AFTER_S + 0.01) and not f.diag.wants_probe(last + 0.5)
+    f.diag.probed(last + PROBE_AFTER_S)
+    assert f.stalls(last + 0.9, "ongoing") == []
+    ongoing = f.stalls(last + 1.25, "ongoing")
+    assert len(ongoing) == 1 and ongoing[0]["rotation"]["from_file"] == "bin.000001"
+    f.diag.probed(last + PROBE_AFTER_S, last + 2.3)
+    f.rotate(T0 + 7.6, T0 + 7.61, when=T0 + 5.3)    # MySQL: sent once the next file is open
+    for i in range(4):
+        f.commit(T0 + 7.62 + i * 0.001, started=T0 + 5.3)
+    f.steady(T0 + 7.7, T0 + 10)
+    ended = f.stalls(T0 + 11)
+    assert [s["cause"] for s in ended] == ["binlog_rotation"]
+    assert ended[0]["id"] == ongoing[0]["id"]
+    assert ended[0]["rotation"]["from_file"] == "bin.000001"
+
+    g = Feed()                              # the probe came back at once: nothing said
+    g.steady(T0, T0 + 5.3)
+    last = g.diag.last_live
+    assert g.diag.wants_probe(last + 0.4)
+    g.diag.probed(last + 0.4, last + 0.41)
+    for i in range(3):
+        g.commit(T0 + 8.3 + i * 0.001, started=T0 + 5.25)
+    g.steady(T0 + 8.4, T0 + 10)
+    assert g.stalls(T0 + 11, "ongoing") == [] and [s["cause"] for s in g.stalls(T0 + 11)] == ["lock"]
+
+    h = Feed()                              # blocked, but no Rotate came: cancelled
+    h.steady(T0, T0 + 5.3)
+    last = h.diag.last_live
+    assert h.diag.wants_probe(last + 0.4)
+    h.diag.probed(last + 0.4)
+    assert len(h.stalls(last + 1.5, "ongoing")) == 1
+    h.steady(T0 + 9, T0 + 11)
+    assert len(h.stalls(T0 + 12, "cancelled")) == 1 and h.stalls(T0 + 12) == []

@@ -49,6 +49,8 @@ from binlogkit.watch.arrivals import Arrivals
 __all__ = ["OnlineDiagnosis", "iso", "stall_dict"]
 
 FORGET_S = 30.0          # candidates look back less than this
+PROBE_AFTER_S = 0.3      # commits stopped this long after flowing: SHOW BINARY LOGS is sent
+PROBE_BLOCKED_S = 0.5    # it blocked this long (and commits stopped --threshold s): rotating
 NO_STALL = ("idle", "restart")
 
 
@@ -80,6 +82,10 @@ class OnlineDiagnosis:
         self.slowed = None      # a run of slowed writes (commit_sync), or None
         self.chain = None       # lock stalls one right after another (shaping.Chain)
         self.said = deque(maxlen=64)        # (start, end) of the stalls emitted lately
+        self.file, self.pos = None, 0       # where the last live event ended
+        self.probe = None       # [started, finished or None] of SHOW BINARY LOGS in this gap
+        self.probed_gap = None  # last_live of the gap the probe was sent in
+        self.held = None        # the arrivals' Rotation said ongoing from a blocked probe
 
     @property
     def timeline(self):
@@ -120,6 +126,7 @@ class OnlineDiagnosis:
             arr.note_commit(a)
         self.last_live = now
         self.away = False
+        self.file, self.pos = a.file, a.end
 
     def _committed(self, now):
         """A transaction written at ``now``: a commit instant, and a wait when it
@@ -134,6 +141,10 @@ class OnlineDiagnosis:
 
     def _rotate(self, a):
         rot = self.arrivals.note_rotation(a)
+        held = self.held
+        if held is not None and held.from_file == a.file and not a.catchup:
+            rot.alerted, held.closed = held.alerted, True    # said ongoing from the probe
+            self.held = None
         shared = self.evidence.add_rotation(a.when + self.arrivals.skew(), a.file, a.next_file,
                                             a.end, None, ref=rot)
         self.by_ref[rot] = shared
@@ -241,6 +252,14 @@ class OnlineDiagnosis:
         before = set(ev.claimed)
         for r in verdict.decide_one(row, ev):
             self._verdict(r, last_seen, before)
+        held = self.held
+        if held is not None and start <= held.at <= end:
+            self.held = None                # no Rotate came: the binlog lock was not a rotation
+            if not held.closed:
+                held.closed = True
+                self.emit("stall", {"id": held.alerted, "state": "cancelled",
+                                    "start": iso(start), "end": iso(end), "cause": None,
+                                    "hint": "no rotation followed: not a rotation stall"})
 
     def _verdict(self, r, last_seen, claimed_before):
         if r["cause"] in NO_STALL or r["end"] - r["start"] < self.threshold:
@@ -308,10 +327,51 @@ class OnlineDiagnosis:
             self._emit_row(got[0])
 
     # -- the rotation under way ----------------------------------------------
+    def wants_probe(self, now) -> bool:
+        """Commits stopped PROBE_AFTER_S ago after flowing: time to ask the server
+        whether its binlog lock is held (SHOW BINARY LOGS blocks while a MySQL binlog
+        rotates; MySQL sends the Rotate only once the next file is open).  Once a gap."""
+        last = self.last_live
+        if (last is None or self.away or self.probed_gap == last
+                or now - last < PROBE_AFTER_S or self.arrivals.rate(last, 5.0) < 1.0):
+            return False
+        self.probed_gap = last
+        return True
+
+    def probed(self, started, finished=None):
+        """The probe was sent at `started`; it returned at `finished` (None: not yet)."""
+        if self.probed_gap is not None and started >= self.probed_gap:
+            self.probe = [started, finished]
+
+    def _blocked(self, now):
+        """SHOW BINARY LOGS blocked PROBE_BLOCKED_S or more while commits have stopped
+        for `threshold` s: a rotation is holding them now (said as ongoing)."""
+        probe = self.probe
+        if (probe is None or probe[1] is not None or self.held is not None or self.away
+                or self.last_live is None or probe[0] < self.last_live
+                or now - probe[0] < PROBE_BLOCKED_S or now - self.last_live < self.threshold
+                or self.arrivals.pending_rotation is not None):
+            return
+        from binlogkit.watch.arrivals import Rotation as Pending
+        from binlogkit.diagnosis.timeline import Rotation
+        held = Pending(self.last_live, self.file, None, self.pos, int(self.last_live))
+        self.count += 1
+        held.alerted = self.count
+        self.held = held
+        row = shaping.gap_row(self.last_live, now, (), now)
+        row.update(cause="binlog_rotation", _rot=Rotation(held.at, held.from_file, None,
+                                                          held.size, ref=held), hint=(
+            f"SHOW BINARY LOGS has been blocked {now - probe[0]:.1f} s while commits stopped: "
+            f"the binlog lock is held, {held.from_file} is being rotated (closed and synced)"))
+        payload = stall_dict(row, self.count, self.threshold)
+        payload["state"] = "ongoing"
+        self.emit("stall", payload)
+
     def _ongoing(self, now):
         """A Rotate whose next file has not come for `threshold` s while commits were
         flowing just before it: the rotation is stalling the commits now.  Said at once
         (state "ongoing"), then again with the same id when it ends."""
+        self._blocked(now)
         rot = self.arrivals.pending_rotation
         if (rot is None or rot.catchup or rot.alerted is not None or self.away
                 or now - rot.at < self.threshold or self.last_live is None
