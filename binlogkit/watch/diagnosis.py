@@ -357,7 +357,7 @@ class OnlineDiagnosis:
         held = Pending(self.last_live, self.file, None, self.pos, int(self.last_live))
         self.count += 1
         held.alerted = self.count
-        self.held = held
+        self.held, self.probe = held, None          # said once per probe
         row = shaping.gap_row(self.last_live, now, (), now)
         row.update(cause="binlog_rotation", _rot=Rotation(held.at, held.from_file, None,
                                                           held.size, ref=held), hint=(
