@@ -9,10 +9,12 @@ The online adapter of the diagnosis `binlogkit report` runs
 (`binlogkit.diagnosis`): arrivals become the same timeline's records, and
 commit gaps go through the same cause rules.
 
-* A live commit whose transaction began (its events' header time, mapped to
-  this machine's clock through the skew) at least ``MIN_WAIT_S`` before the end
-  of its second and was written now is a *wait*: start = its header second,
-  end = its arrival, as MySQL's commit timestamps give waits in a report.
+* A live commit whose committing statement began (its GTID event's header
+  time, mapped to this machine's clock through the skew; not a BEGIN's: a
+  client's think time inside a transaction is no wait) at least ``MIN_WAIT_S``
+  before the end of its second and was written now is a *wait*: start = that
+  header second, end = its arrival, as MySQL's commit timestamps give waits in
+  a report (commit timestamp minus the GTID event's header time).
   Slow-log writes and COMMITs of ``MIN_WAIT_S`` or more are waits as in the
   report (start = end - Query_time; whole-second times: the end + 1 s).
 * A Rotate is a rotation (its header second mapped: the statement that filled
@@ -40,6 +42,7 @@ import math
 import time
 from collections import deque
 
+from binlogkit.binlog import layout as L
 from binlogkit.diagnosis import verdict
 from binlogkit.diagnosis.causes.binlog_rotation import match_rotations
 from binlogkit.diagnosis.timeline import LOOKAHEAD_S, MIN_WAIT_S, RESTART_AFTER_S, Timeline
@@ -48,6 +51,8 @@ from binlogkit.watch.arrivals import Arrivals
 
 __all__ = ["OnlineDiagnosis", "iso", "stall_dict"]
 
+_TXN_STARTS = frozenset({L.GTID_EVENT, L.GTID_LOG_EVENT, L.ANONYMOUS_GTID_LOG_EVENT,
+                         L.GTID_TAGGED_LOG_EVENT})
 FORGET_S = 30.0          # candidates look back less than this
 PROBE_AFTER_S = 0.3      # commits stopped this long after flowing: SHOW BINARY LOGS is sent
 PROBE_BLOCKED_S = 0.5    # it blocked this long (and commits stopped --threshold s): rotating
@@ -74,7 +79,7 @@ class OnlineDiagnosis:
         self.last_live = None   # arrival of the last live transaction event
         self.away = False       # the connection was lost since last_live
         self.stopped = False    # a Stop event since the last start
-        self.txn_when = None    # the earliest header second of the transaction under way
+        self.txn_when = None    # the header second of the GTID event of the transaction under way
         self.used = set()       # rotations (the timeline's) matched to a candidate
         self.by_ref = {}        # the arrivals' Rotation under way -> the timeline's
         self.stalls_by_cause = {}
@@ -119,8 +124,11 @@ class OnlineDiagnosis:
         for gap in self.open:
             if now <= gap[1] + LOOKAHEAD_S + self.res:
                 gap[2] = now
-        self.txn_when = a.when if self.txn_when is None else min(self.txn_when, a.when)
+        if a.type_code in _TXN_STARTS:
+            self.txn_when = a.when          # the GTID event: the committing statement's start
         if a.is_commit:
+            if self.txn_when is None:
+                self.txn_when = a.when
             self._committed(now)
         if a.is_commit or a.commit_us:
             arr.note_commit(a)

@@ -27,6 +27,7 @@ from binlogkit.watch.slowtail import slow_entry
 __all__ = ["replay", "replay_arrivals", "slow_entries"]
 
 TICK_S = 0.2
+END_S = 5.0              # replayed time after the last event: its gap is decided
 _unpack_header = L.COMMON_HEADER.unpack_from
 
 
@@ -174,10 +175,13 @@ def replay(binlogs, slowlogs=(), threshold=1.0, diag=None):
             else:
                 return
 
+    last = None
     for a in replay_arrivals(binlogs, whole=whole):
         advance(a.at)
-        state["ticked"] = a.at
+        state["ticked"] = last = a.at
         diag.feed(a)
-    advance(float("inf") if not slow else slow[-1].end + 5.0)
+    ends = [t for t in (last, slow[-1].end if slow else None) if t is not None]
+    if ends:
+        advance(max(ends) + END_S)
     diag.flush()
     return sorted(said.values(), key=lambda p: p["start"])
