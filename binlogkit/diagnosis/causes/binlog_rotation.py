@@ -70,7 +70,7 @@ def _opened_bound(row, rot):
     return [row]
 
 
-def _rest(row, cut, end, keep_rot=False) -> dict:
+def _rest(row, cut, end) -> dict:
     rest = dict(row, start=cut, end=end, cause=None, rotation_from=None, rotation_to=None,
                 rotation_at=None, rotation_size=None, _after_rotation=True,
                 duration_s=round(end - cut, 3))
