@@ -119,7 +119,7 @@ class OnlineDiagnosis:
             self.txn_when = None
             return
         if (self.last_live is not None and not self.away
-                and now - self.last_live >= self.threshold + self.res):
+                and now - self.last_live >= self.threshold):
             self.open.append([self.last_live, now, now])
         for gap in self.open:
             if now <= gap[1] + LOOKAHEAD_S + self.res:
@@ -195,7 +195,8 @@ class OnlineDiagnosis:
         if entry.kind not in ("write", "commit") or shaping.sleeps(entry):
             return
         if entry.query_time >= MIN_WAIT_S:
-            whole = 1.0 if entry.end == int(entry.end) else 0.0     # whole-second times
+            # MariaDB logs the start's whole second: the end is known to a second, the latest
+            whole = 1.0 if entry.start == int(entry.start) else 0.0
             self.evidence.add_wait(entry.start, entry.end + whole, "slow log", entry.kind,
                                    entry.lock_time, entry.query_time)
         if entry.query_time < shaping.SLOWED_SHARE * self.threshold:
@@ -260,6 +261,9 @@ class OnlineDiagnosis:
         before = set(ev.claimed)
         for r in verdict.decide_one(row, ev):
             self._verdict(r, last_seen, before)
+        for rot in self.arrivals.rotations_between(start - 1.0, end):
+            if rot.alerted is not None and not rot.closed:     # said ongoing, no stall took it
+                self._cancel_ref(rot, start, end)
         held = self.held
         if held is not None and start <= held.at <= end:
             self.held = None                # no Rotate came: the binlog lock was not a rotation
@@ -270,10 +274,15 @@ class OnlineDiagnosis:
                                     "hint": "no rotation followed: not a rotation stall"})
 
     def _verdict(self, r, last_seen, claimed_before):
+        ref = getattr(r.get("_rot"), "ref", None)
+        if (r["cause"] == "binlog_rotation" and ref is not None and ref.alerted is not None
+                and not ref.closed):
+            self._close_chain()
+            self._emit_row(r)               # said ongoing: its end is due, however short
+            return
         if r["cause"] in NO_STALL or r["end"] - r["start"] < self.threshold:
             self._close_chain()
-            if r["cause"] in NO_STALL:
-                self._cancel(r)
+            self._cancel(r)
             return
         if r["cause"] in ("lock", "unknown") and r["shape"] == "commit-gap":
             self._link(r, last_seen - r["end"] > shaping.FLOWED_ON_S, claimed_before)
@@ -397,12 +406,15 @@ class OnlineDiagnosis:
 
     def _cancel(self, r):
         """An ongoing alert whose gap turned out to be no stall (nobody waited)."""
-        rot = r.get("_rot")
-        ref = getattr(rot, "ref", None)
-        if ref is not None and ref.alerted is not None and not ref.closed:
+        ref = getattr(r.get("_rot"), "ref", None)
+        if ref is not None:
+            self._cancel_ref(ref, r["start"], r["end"])
+
+    def _cancel_ref(self, ref, start, end):
+        if ref.alerted is not None and not ref.closed:
             ref.closed = True
             self.emit("stall", {"id": ref.alerted, "state": "cancelled",
-                                "start": iso(r["start"]), "end": iso(r["end"]),
+                                "start": iso(start), "end": iso(end),
                                 "cause": None, "hint": "nothing waited: not a stall"})
 
     def _emit_row(self, r, sid=None, update=False):

@@ -8,8 +8,9 @@ header time, never before the event before it (MariaDB events carry their
 statement's start: a transaction written after a later-begun one arrives with
 it, i.e. late, as it did).  Slow-log entries are fed once the replay's clock
 passes their end; the watcher ticks every ``TICK_S`` of replayed time.  Whole-second
-instants (no commit timestamps) are a time resolution of 1 s: a commit gap is one
-of at least ``threshold`` + 1 s, decided 1 s later, as a report reads them.  Returns
+logs (no commit timestamps): the commits are placed inside their second
+(`_placer`), and a gap's times are known to a second (its time resolution, as a
+report reads them: decided 1 s later).  Returns
 the stall lines (the last of each id), as `binlogkit watch` would have said them
 (without what only real arrival instants show: when a rotation ended);
 what the tests compare with `binlogkit report` on the same files (one evidence
@@ -154,7 +155,7 @@ def replay(binlogs, slowlogs=(), threshold=1.0, diag=None):
             said[payload["id"]] = payload
 
     whole = whole_seconds(binlogs)
-    res = 0.0
+    res = 1.0 if whole else 0.0     # instants placed inside their second: known to a second
     diag = diag or OnlineDiagnosis(threshold=threshold, emit=emit, live=False, res=res)
     slow = slow_entries(slowlogs)
     state = {"k": 0, "ticked": None}

@@ -102,6 +102,9 @@ def _split(row, tl):
         return opened
     released = [e for e in ends if e <= first + RELEASE_S + res]
     cut = max(max(released), row["start"])
+    rot = row.get("_rot")
+    if rot is not None and rot.ended_by is not None and row["start"] < rot.ended_by < cut:
+        cut = rot.ended_by              # it held nothing after the old file was closed
     later = [w for w in waits if w.end > cut + LATER_S + res]
     mine = [w for w in waits if w.end <= cut]
     tl.claim(mine)
