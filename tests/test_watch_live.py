@@ -335,3 +335,49 @@ def test_commit_sync_and_lock_tables_live():
         truth = lab.truth()
     assert code == 0
     check(watch, truth, (0, 0), restarts=0)
+
+
+@pytest.mark.parametrize("server", ["mariadb", "mysql"])
+def test_watch_follows_a_life_lab_run(server, tmp_path):
+    """The life lab (binlogkit/lab/life_lab.py: a writer committing ~45 times a second,
+    every size rotation's sync slowed ~1.5 s, FLUSH TABLES WITH READ LOCK taken as a
+    rotation stall ends, then idle time), `watch` following it live: every injected stall
+    said once ended with its cause and file within 2 s of its end (+ the slack), nothing
+    in the idle time; a rotation said ongoing gets its end.  The rotation still under way
+    when the run stops (no commit after it) is left out."""
+    import contextlib
+    from binlogkit.lab.life_lab import SHORT_SCRIPT, Scenario, life_available, run_life
+    if not life_available(server):
+        pytest.skip(f"no {server} server or gcc here")
+    box = {}
+
+    @contextlib.contextmanager
+    def during(srv, slowlog):
+        watch = WatchProcess(["-S", str(srv.socket), "-u", "root", "--slowlog", str(slowlog)])
+        box["watch"] = watch
+        try:
+            watch.wait_for("watching")
+            yield
+            box["stopped"] = time.time()
+            time.sleep(2.5)
+        finally:
+            box["code"] = watch.stop()
+
+    truth = run_life(Scenario(server, script=SHORT_SCRIPT), tmp_path, during=during)
+    watch = box["watch"]
+    assert box["code"] == 0
+
+    epoch = _iso_epoch
+    delays = [{"start": epoch(d["start"]), "end": epoch(d["end"]), "file": d["file"],
+               "duration_s": d["duration_s"]} for d in truth["delays"]]
+    delays = [d for d in delays if d["end"] < box["stopped"] - 2.0]
+    episodes = [{"kind": e["kind"], "cause": e["cause"], "start": epoch(e["start"]),
+                 "end": epoch(e["end"])} for e in truth["episodes"]]
+    lab_truth = {"delays": delays,
+                 "episodes": [e for e in episodes if e["cause"] not in ("none", "restart")]}
+    idle = [(e["start"], e["end"]) for e in episodes if e["cause"] == "none"]
+    assert len(delays) >= 2 and lab_truth["episodes"]
+    check(watch, lab_truth, (0, 0), restarts=0)
+    for _, s in watch.events("stall"):
+        for a, b in idle:
+            assert overlap(s, a + 0.5, b) <= 0, (s, a, b)

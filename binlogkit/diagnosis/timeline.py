@@ -50,11 +50,13 @@ INF = float("inf")
 
 
 class Wait:
-    __slots__ = ("id", "start", "end", "source", "kind", "lock_time", "query_time")
+    """``end`` is the latest its release can have been; ``res`` how much earlier it
+    may have been (a slow log that stamps whole seconds, read online)."""
+    __slots__ = ("id", "start", "end", "source", "kind", "lock_time", "query_time", "res")
 
-    def __init__(self, id, start, end, source, kind, lock_time=0.0, query_time=0.0):
+    def __init__(self, id, start, end, source, kind, lock_time=0.0, query_time=0.0, res=0.0):
         self.id, self.start, self.end, self.source, self.kind = id, start, end, source, kind
-        self.lock_time, self.query_time = lock_time, query_time
+        self.lock_time, self.query_time, self.res = lock_time, query_time, res
 
     def __repr__(self):
         return f"Wait({self.start:.3f}..{self.end:.3f} {self.source} {self.kind})"
@@ -96,8 +98,9 @@ class Timeline:
         self._next_id = 0
 
     # -- feeding ---------------------------------------------------------------
-    def add_wait(self, start, end, source, kind, lock_time=0.0, query_time=0.0) -> Wait:
-        w = Wait(self._next_id, start, end, source, kind, lock_time, query_time)
+    def add_wait(self, start, end, source, kind, lock_time=0.0, query_time=0.0,
+                 res=0.0) -> Wait:
+        w = Wait(self._next_id, start, end, source, kind, lock_time, query_time, res)
         self._next_id += 1
         k = bisect.bisect_right(self._starts, start)
         self._starts.insert(k, start)
@@ -154,14 +157,14 @@ class Timeline:
     # -- the queries the rules read ----------------------------------------------
     def waits_in(self, start, end, res=0.0) -> list:
         """Waiting work released inside (start, end]: it ends after the first ``res``
-        s of the interval (a release at its very start belongs to what came before),
-        began before the interval ends and by the horizon; none a stall before has
-        claimed."""
+        s of the interval (a release at its very start belongs to what came before;
+        so must the earliest its own time resolution allows), began before the
+        interval ends, by the horizon; none a stall before has claimed."""
         after = start + max(res, RELEASE_SLACK_S)
         hi = bisect.bisect_left(self._starts, end)
         horizon, claimed = self.horizon, self.claimed
         return [w for w in self.waits[:hi]
-                if after < w.end <= horizon and w.id not in claimed]
+                if after < w.end - w.res and w.end <= horizon and w.id not in claimed]
 
     def claim(self, waits) -> None:
         """These waits are explained by a stall: evidence for no other (each waiting

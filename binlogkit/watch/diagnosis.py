@@ -198,7 +198,7 @@ class OnlineDiagnosis:
             # MariaDB logs the start's whole second: the end is known to a second, the latest
             whole = 1.0 if entry.start == int(entry.start) else 0.0
             self.evidence.add_wait(entry.start, entry.end + whole, "slow log", entry.kind,
-                                   entry.lock_time, entry.query_time)
+                                   entry.lock_time, entry.query_time, whole)
         if entry.query_time < shaping.SLOWED_SHARE * self.threshold:
             return
         run = self.slowed

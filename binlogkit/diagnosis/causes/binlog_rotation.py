@@ -70,6 +70,15 @@ def _opened_bound(row, rot):
     return [row]
 
 
+def _ended(row, cut):
+    """The release ``cut``, or earlier the instant the old file is known to have been
+    closed (``ended_by``: it held nothing after; a wait's end may be late by its
+    time resolution)."""
+    rot = row.get("_rot")
+    bound = None if rot is None else rot.ended_by
+    return bound if bound is not None and row["start"] < bound < cut else cut
+
+
 def _rest(row, cut, end) -> dict:
     rest = dict(row, start=cut, end=end, cause=None, rotation_from=None, rotation_to=None,
                 rotation_at=None, rotation_size=None, _after_rotation=True,
@@ -102,9 +111,6 @@ def _split(row, tl):
         return opened
     released = [e for e in ends if e <= first + RELEASE_S + res]
     cut = max(max(released), row["start"])
-    rot = row.get("_rot")
-    if rot is not None and rot.ended_by is not None and row["start"] < rot.ended_by < cut:
-        cut = rot.ended_by              # it held nothing after the old file was closed
     later = [w for w in waits if w.end > cut + LATER_S + res]
     mine = [w for w in waits if w.end <= cut]
     tl.claim(mine)
@@ -114,9 +120,9 @@ def _split(row, tl):
         row["duration_s"] = longest_wait(row, mine, prefer_waits=True)
     if row["shape"] == "commit-gap" and cut < row["end"]:
         old_end = row["end"]
-        row["end"] = cut
+        row["end"] = _ended(row, cut)
         if not res:
-            row["duration_s"] = round(cut - row["start"], 6)
+            row["duration_s"] = round(row["end"] - row["start"], 6)
         if later and old_end - cut >= MIN_REST_S:
             out.append(_rest(row, cut, old_end))
     return out
