@@ -91,6 +91,8 @@ class OnlineDiagnosis:
         self.probe = None       # [started, finished or None] of SHOW BINARY LOGS in this gap
         self.probed_gap = None  # last_live of the gap the probe was sent in
         self.held = None        # the arrivals' Rotation said ongoing from a blocked probe
+        self.early = None       # [gap start, the next file's arrival] of a rotation in an open gap
+        self.gap_from = None    # a gap's part up to here was said already (a rotation's)
 
     @property
     def timeline(self):
@@ -118,9 +120,12 @@ class OnlineDiagnosis:
         if a.catchup:
             self.txn_when = None
             return
-        if (self.last_live is not None and not self.away
-                and now - self.last_live >= self.threshold):
-            self.open.append([self.last_live, now, now])
+        start = self.last_live
+        if start is not None and self.gap_from is not None and self.gap_from > start:
+            start = self.gap_from           # its rotation's part was said at once
+        if start is not None and not self.away and now - start >= self.threshold:
+            self.open.append([start, now, now])
+        self.early = self.gap_from = None
         for gap in self.open:
             if now <= gap[1] + LOOKAHEAD_S + self.res:
                 gap[2] = now
@@ -170,6 +175,10 @@ class OnlineDiagnosis:
                     shared.ended_by = a.at
             if not rot.catchup:
                 self._rotation_event(rot)
+                last = self.last_live
+                if (self.live and last is not None and not self.away and not a.created
+                        and a.at - last >= self.threshold):
+                    self.early = [last, a.at]   # the rotation ended in an open gap
         if a.created:
             arr.note_marker(a.at, "startup", a.file)
             down_from = self.last_live if self.last_live is not None else a.at
@@ -190,6 +199,9 @@ class OnlineDiagnosis:
         """A slow-log entry: evidence (a statement end; a wait when it is a write or
         COMMIT of ``MIN_WAIT_S`` or more), and part of a run of slowed writes that
         may be a ``commit_sync`` stall (shaping.slowed_row)."""
+        q = entry.query or b""
+        if (q if isinstance(q, bytes) else str(q).encode()).startswith(b"/* binlogkit watch */"):
+            return                          # the watcher's own probe (watch.run.PROBE_SQL)
         self.arrivals.note_slow(entry)
         self.evidence.add_statement_end(entry.end)
         if entry.kind not in ("write", "commit") or shaping.sleeps(entry):
@@ -229,6 +241,11 @@ class OnlineDiagnosis:
             kept = set(self.evidence.rotations)
             self.used &= kept
             self.by_ref = {k: v for k, v in self.by_ref.items() if v in kept}
+        early = self.early
+        if early is not None and now >= early[1] + LOOKAHEAD_S:
+            self.early = None
+            if self.last_live == early[0]:
+                self._decide_early(early)
         if self.open:
             keep = []
             for gap in self.open:
@@ -272,6 +289,31 @@ class OnlineDiagnosis:
                 self.emit("stall", {"id": held.alerted, "state": "cancelled",
                                     "start": iso(start), "end": iso(end), "cause": None,
                                     "hint": "no rotation followed: not a rotation stall"})
+
+    def _decide_early(self, early):
+        """The part of a still open gap up to the end of the rotation in it (the next
+        file's arrival), decided LOOKAHEAD_S after that: a rotation stall that idle
+        time or a lock follows is said then, not when the commits resume.  When it is
+        no rotation stall nothing is said, and the whole gap is decided when it ends."""
+        start, end = early
+        ev = self.evidence
+        row = shaping.gap_row(start, end, self.arrivals.slow, end + LOOKAHEAD_S, 0.0)
+        free = [r for r in ev.rotations if r not in self.used]
+        rot = match_rotations([row], free).get(0)
+        if rot is None:
+            return
+        row["_rot"] = rot
+        before = set(ev.claimed)
+        got = verdict.decide_one(row, ev)
+        head = got[0]
+        if head["cause"] != "binlog_rotation" or (head["end"] - head["start"] < self.threshold
+                                                   and getattr(rot.ref, "alerted", None) is None):
+            ev.claimed = before             # not said: the gap is decided whole when it ends
+            return
+        self.used.add(rot)
+        self._close_chain()
+        self._emit_row(head)
+        self.gap_from = head["end"]
 
     def _verdict(self, r, last_seen, claimed_before):
         ref = getattr(r.get("_rot"), "ref", None)

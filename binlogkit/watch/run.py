@@ -18,6 +18,7 @@ from binlogkit.watch.diagnosis import OnlineDiagnosis, iso
 __all__ = ["Watcher", "TICK_S"]
 
 TICK_S = 0.2
+PROBE_SQL = "/* binlogkit watch */ SHOW BINARY LOGS"    # marked: left out of the slow log's
 SLOW_POLL_S = 0.2
 
 
@@ -90,7 +91,7 @@ class Watcher:
             started = self.clock()
             self.queue.put(("probe", started, None))
             try:
-                self.probe("SHOW BINARY LOGS")
+                self.probe(PROBE_SQL)
             except Exception:         # noqa: BLE001  (a server gone: the follower says so)
                 pass
             self.queue.put(("probe", started, self.clock()))
