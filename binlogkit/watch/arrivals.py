@@ -25,7 +25,7 @@ class Rotation:
     description's (the rotation's end: the old file was synced and closed)."""
 
     __slots__ = ("at", "done_at", "from_file", "to_file", "size", "when", "catchup", "alerted",
-                 "closed")
+                 "closed", "began")
 
     def __init__(self, at, from_file, to_file, size, when, catchup=False):
         self.at, self.from_file, self.to_file, self.size = at, from_file, to_file, size
@@ -33,6 +33,7 @@ class Rotation:
         self.done_at = None
         self.alerted = None         # the id of the "ongoing" stall said for it
         self.closed = False
+        self.began = None           # MySQL: the commits' stop its blocked probe says it began at
 
     @property
     def sync_s(self):

@@ -157,6 +157,7 @@ class OnlineDiagnosis:
         held = self.held
         if held is not None and held.from_file == a.file and not a.catchup:
             rot.alerted, held.closed = held.alerted, True    # said ongoing from the probe
+            rot.began = held.at
             self.held = None
         shared = self.evidence.add_rotation(a.when + self.arrivals.skew(), a.file, a.next_file,
                                             a.end, None, ref=rot)
@@ -173,6 +174,7 @@ class OnlineDiagnosis:
                 shared.opened_by = a.at
                 if self.live:               # sent once the old file was synced and closed
                     shared.ended_by = a.at
+                    self._rotation_wait(rot, a.at)
             if not rot.catchup:
                 self._rotation_event(rot)
                 last = self.last_live
@@ -188,6 +190,19 @@ class OnlineDiagnosis:
             self.emit("restart", {"at": iso(a.at), "file": a.file, "server_version":
                                   a.server_version, "what": "server started (binlog created "
                                   "at start-up)", "server_time": iso(a.created)})
+
+    def _rotation_wait(self, rot, ended):
+        """A rotation that held the binlog lock MIN_WAIT_S or more right after a commit,
+        commits flowing: the statement whose commit filled the file waited for it (a
+        wait no arrival shows: its commit was written before the Rotate).  Measured
+        from the Rotate's arrival on MariaDB, from the commits' stop when a blocked
+        probe said it (MySQL sends the Rotate after the sync)."""
+        began = rot.at if rot.began is None else min(rot.at, rot.began)
+        last = self.last_live
+        if (rot.catchup or last is None or ended - began < MIN_WAIT_S or began - last > 1.0
+                or self.arrivals.rate(began, 5.0) < 1.0):
+            return
+        self.evidence.add_wait(began, ended, "binlog", "commit", 0.0, ended - began)
 
     def _rotation_event(self, rot):
         self.emit("rotation", {"from_file": rot.from_file, "to_file": rot.to_file,
