@@ -19,6 +19,7 @@ LAYERS = [
     ("binlog", ["binlogkit.binlog"]),
     ("sources", ["binlogkit.remote"]),
     ("readers", ["binlogkit.printer", "binlogkit.slowlog", "binlogkit.sqlgen"]),
+    ("diagnosis", ["binlogkit.diagnosis"]),
     ("analysis", ["binlogkit.analysis", "binlogkit.frames"]),
     ("report", ["binlogkit.report"]),
     ("watch", ["binlogkit.watch"]),

@@ -26,15 +26,26 @@ T0 = 1_800_000_000.0
 
 
 class Feed:
-    """Made-up arrivals: a writer committing `rate` times a second."""
+    """Made-up arrivals: a writer committing `rate` times a second; the watcher ticks
+    every TICK_S between them, as `Watcher.run` does."""
 
     def __init__(self):
         self.out = []
         self.diag = OnlineDiagnosis(threshold=1.0, emit=lambda kind, p: self.out.append((kind, p)))
         self.pos = 4
         self.file = "bin.000001"
+        self.ticked = None
+
+    def tick_until(self, at):
+        from binlogkit.watch.run import TICK_S
+        t = self.ticked
+        while t is not None and t + TICK_S < at:
+            t += TICK_S
+            self.diag.tick(t)
+        self.ticked = at
 
     def commit(self, at, started=None, catchup=False):
+        self.tick_until(at)
         when = int(at if started is None else started)
         a = Arrival(at, "event", L.XID_EVENT, when, self.file, self.pos, 31, catchup)
         a.is_commit = True
@@ -47,18 +58,28 @@ class Feed:
             self.commit(t)
             t += 1.0 / rate
 
-    def rotate(self, at, done_at):
-        a = Arrival(at, "rotate", L.ROTATE_EVENT, int(at), self.file, self.pos, 44, False)
+    def rotate(self, at, done_at, when=None):
+        self.tick_until(at)
+        when = int(at if when is None else when)
+        a = Arrival(at, "rotate", L.ROTATE_EVENT, when, self.file, self.pos, 44, False)
         a.next_file = "bin.%06d" % (int(self.file.rpartition(".")[2]) + 1)
         self.pos += 44
         self.diag.feed(a)
         self.file, self.pos = a.next_file, 4
-        fde = Arrival(done_at, "fde", L.FORMAT_DESCRIPTION_EVENT, int(at), self.file, 4, 256, False)
+        self.tick_until(done_at)
+        fde = Arrival(done_at, "fde", L.FORMAT_DESCRIPTION_EVENT, when, self.file, 4, 256, False)
         self.diag.feed(fde)
 
     def stalls(self, until, state="ended"):
+        """The stall lines of `state`, the last of each id (a chain said again with
+        its id is an update of the stall)."""
+        self.tick_until(until)
         self.diag.tick(until)
-        return [p for kind, p in self.out if kind == "stall" and p["state"] == state]
+        last = {}
+        for kind, p in self.out:
+            if kind == "stall" and p["state"] == state:
+                last[p["id"]] = p
+        return list(last.values())
 
 
 def test_idle_is_no_stall():
@@ -162,18 +183,24 @@ def test_restart_markers_are_events_not_stalls():
     assert "stall" not in [kind for kind, _ in f.out]
 
 
-def test_stall_is_decided_within_the_settle_time():
+def test_stall_is_decided_after_the_look_ahead():
+    """The shared rules read at most LOOKAHEAD_S past a candidate's end: online the
+    stall is said once that much has arrived, not before."""
+    from binlogkit.diagnosis.timeline import LOOKAHEAD_S
     f = Feed()
     f.steady(T0, T0 + 5)
     f.commit(T0 + 8, started=T0 + 4.9)
-    f.steady(T0 + 8.05, T0 + 8.45)       # the commits flow on
-    assert f.stalls(T0 + 8.45) == []
-    f.steady(T0 + 8.5, T0 + 8.6)
-    assert len(f.stalls(T0 + 8.6)) == 1
+    f.steady(T0 + 8.05, T0 + 8 + LOOKAHEAD_S - 0.1)       # the commits flow on
+    assert f.stalls(T0 + 8 + LOOKAHEAD_S - 0.1) == []
+    f.steady(T0 + 8 + LOOKAHEAD_S, T0 + 8 + LOOKAHEAD_S + 0.1)
+    assert len(f.stalls(T0 + 8 + LOOKAHEAD_S + 0.1)) == 1
 
 
 def test_lock_then_nothing_is_said_at_most_chain_hold_later():
-    from binlogkit.watch.rules import CHAIN_HOLD_S
+    """Commits stopped again right after a lock stall (it may be the first of a
+    commit_sync stretch): said CHAIN_HOLD_S after its end, within the 2 s."""
+    from binlogkit.watch.shaping import CHAIN_HOLD_S
+    assert CHAIN_HOLD_S <= 2.0 - 0.2            # + one tick of the watcher
     f = Feed()
     f.steady(T0, T0 + 5)
     f.commit(T0 + 8, started=T0 + 4.9)  # released, then the workload stopped
@@ -327,3 +354,62 @@ def test_usage_errors_are_one_line():
                             "--metrics", f"127.0.0.1:{port}"], capture_output=True, text=True,
                            timeout=60)
     assert r.returncode == 1 and r.stderr.startswith(f"binlogkit watch: --metrics 127.0.0.1:{port}: ")
+
+
+def test_watch_and_the_shared_diagnosis_import_no_pandas():
+    """The online path (watch + binlogkit.diagnosis, the rules report runs too) stays
+    free of pandas: a watcher runs for weeks in little memory."""
+    code = ("import sys\n"
+            "import binlogkit.watch.run, binlogkit.watch.diagnosis, binlogkit.diagnosis\n"
+            "import binlogkit.diagnosis.verdict, binlogkit.diagnosis.causes\n"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'numpy'))\n"
+            "print(bad)\n")
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True)
+    assert got.stdout.strip() == "[]", got.stdout
+
+
+def test_mysql_rotation_said_ongoing_from_a_blocked_show_binary_logs():
+    """MySQL sends the Rotate only once the next file is open; SHOW BINARY LOGS, sent
+    when the commits stop, blocks while the binlog lock is held: blocked past the
+    threshold, the rotation of the file being written is said ongoing, and the Rotate
+    that comes later ends it with the same id.  A probe that returns at once says
+    nothing; one blocked by what turns out no rotation is cancelled."""
+    from binlogkit.watch.diagnosis import PROBE_AFTER_S
+    f = Feed()
+    f.steady(T0, T0 + 5.3)
+    last = f.diag.last_live
+    assert not f.diag.wants_probe(last + PROBE_AFTER_S - 0.05)
+    assert f.diag.wants_probe(last + PROBE_AFTER_S + 0.01) and not f.diag.wants_probe(last + 0.5)
+    f.diag.probed(last + PROBE_AFTER_S)
+    assert f.stalls(last + 0.9, "ongoing") == []
+    ongoing = f.stalls(last + 1.25, "ongoing")
+    assert len(ongoing) == 1 and ongoing[0]["rotation"]["from_file"] == "bin.000001"
+    f.diag.probed(last + PROBE_AFTER_S, last + 2.3)
+    f.rotate(T0 + 7.6, T0 + 7.61, when=T0 + 5.3)    # MySQL: sent once the next file is open
+    for i in range(4):
+        f.commit(T0 + 7.62 + i * 0.001, started=T0 + 5.3)
+    f.steady(T0 + 7.7, T0 + 10)
+    ended = f.stalls(T0 + 11)
+    assert [s["cause"] for s in ended] == ["binlog_rotation"]
+    assert ended[0]["id"] == ongoing[0]["id"]
+    assert ended[0]["rotation"]["from_file"] == "bin.000001"
+
+    g = Feed()                              # the probe came back at once: nothing said
+    g.steady(T0, T0 + 5.3)
+    last = g.diag.last_live
+    assert g.diag.wants_probe(last + 0.4)
+    g.diag.probed(last + 0.4, last + 0.41)
+    for i in range(3):
+        g.commit(T0 + 8.3 + i * 0.001, started=T0 + 5.25)
+    g.steady(T0 + 8.4, T0 + 10)
+    assert g.stalls(T0 + 11, "ongoing") == [] and [s["cause"] for s in g.stalls(T0 + 11)] == ["lock"]
+
+    h = Feed()                              # blocked, but no Rotate came: cancelled
+    h.steady(T0, T0 + 5.3)
+    last = h.diag.last_live
+    assert h.diag.wants_probe(last + 0.4)
+    h.diag.probed(last + 0.4)
+    assert len(h.stalls(last + 1.5, "ongoing")) == 1
+    h.steady(T0 + 9, T0 + 11)
+    assert len(h.stalls(T0 + 12, "cancelled")) == 1 and h.stalls(T0 + 12) == []

@@ -144,7 +144,7 @@ def build_report(binlogs, slowlogs, *, since_us=None, until_us=None, threshold=1
         notes.append("The binlogs given contain no rotation (no ROTATE event, no file opened by "
                       "one): stalls cannot be matched to rotations.  Pass the binlog files of "
                       "the period, not only the live one.")
-    restarts_w = _in_window(diag.timeline.restarts, "at", lo, until_us)
+    restarts_w = _in_window(diag.restarts, "at", lo, until_us)
     doc = _doc(statements, stalls, rotations_w, restarts_w, files, threshold, since_us, until_us,
                slowlogs, server_tz, notes, now, lo)
     doc["idle"] = [{"start": iso(r["start"]), "end": iso(r["end"]),

@@ -99,7 +99,8 @@ def watch(binlog_dir, slowlog, no_slowlog, threshold, fmt, output, exec_cmd, met
         else:
             follower, describe, query = _remote(conn, connection_server_id, heartbeat, start_log)
         slow = None if no_slowlog else _slow_source(slowlog, query, server_tz)
-        code = _run(follower, alerts, slow, prom, threshold, describe, exit_when_caught_up)
+        code = _run(follower, alerts, slow, prom, threshold, describe, exit_when_caught_up,
+                    probe=query)
     except exits.HANDLED as exc:
         _fail(exc)
     except ValueError as exc:
@@ -184,10 +185,10 @@ def _slow_source(path, query, server_tz):
     return None
 
 
-def _run(follower, alerts, slow, prom, threshold, describe, until_caught_up=False):
+def _run(follower, alerts, slow, prom, threshold, describe, until_caught_up=False, probe=None):
     from binlogkit.watch.run import Watcher
     watcher = Watcher(follower, alerts, slow=slow, metrics=prom, threshold=threshold,
-                      describe=describe, until_caught_up=until_caught_up)
+                      describe=describe, until_caught_up=until_caught_up, probe=probe)
     saved = {}
 
     def stop(signum, frame):

@@ -319,8 +319,10 @@ def _check_loaded(server, shim):
         raise LabError(f"LD_PRELOAD did not reach the server ({shim} not in its maps)")
 
 
-def run_life(sc: Scenario, out_dir) -> dict:
-    """Run the scenario; leave binlogs, slow.log, shim.log and truth.json in ``out_dir``."""
+def run_life(sc: Scenario, out_dir, during=None) -> dict:
+    """Run the scenario; leave binlogs, slow.log, shim.log and truth.json in ``out_dir``.
+    ``during(server, slowlog)``: a context manager the scenario runs inside (a
+    ``binlogkit watch`` following the server, tests/test_watch_live.py)."""
     if not life_available(sc.kind):
         raise LabError(f"the {sc.kind} life lab needs its server and gcc")
     out = Path(out_dir)
@@ -334,7 +336,11 @@ def run_life(sc: Scenario, out_dir) -> dict:
             server.sql("CREATE DATABASE lab;\n" + TABLE_SQL + ";\n")
             armed.touch()
             run = _Run(server, sc, shim_log, armed)
-            run.run()
+            if during is None:
+                run.run()
+            else:
+                with during(server, slowlog):
+                    run.run()
             armed.unlink(missing_ok=True)
             counts = {"commits": run.writer.commits, "failures": run.writer.failures}
             server.stop()

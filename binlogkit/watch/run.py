@@ -3,7 +3,7 @@
 Two threads read (the binlog dump blocks on its socket; the slow log is polled)
 and put what they read on one queue; the caller's thread takes it from there,
 feeds `OnlineDiagnosis`, counts the metrics and writes the alerts, and ticks at
-least every `TICK_S` so a stall is decided within its settle time also when
+least every `TICK_S` so a stall is decided within its look-ahead also when
 nothing more arrives.  `stop()` (SIGTERM, SIGINT) ends the loop; `reopen()`
 (SIGHUP) reopens the alert output.
 """
@@ -18,19 +18,20 @@ from binlogkit.watch.diagnosis import OnlineDiagnosis, iso
 __all__ = ["Watcher", "TICK_S"]
 
 TICK_S = 0.2
+PROBE_SQL = "/* binlogkit watch */ SHOW BINARY LOGS"    # marked: left out of the slow log's
 SLOW_POLL_S = 0.2
 
 
 class Watcher:
-    def __init__(self, follower, alerts, *, slow=None, metrics=None, threshold=1.0, settle=0.5,
-                 describe="", clock=time.time, until_caught_up=False):
+    def __init__(self, follower, alerts, *, slow=None, metrics=None, threshold=1.0,
+                 describe="", clock=time.time, until_caught_up=False, probe=None):
         self.follower = follower
         self.alerts = alerts
         self.slow = slow
         self.metrics = metrics
         self.clock = clock
         self.describe = describe
-        self.diag = OnlineDiagnosis(threshold=threshold, settle=settle, emit=self._emit)
+        self.diag = OnlineDiagnosis(threshold=threshold, emit=self._emit)
         self.queue = queue.SimpleQueue()
         self.stopping = threading.Event()
         self.error = None
@@ -40,6 +41,8 @@ class Watcher:
         self.until_caught_up = until_caught_up
         self.n_events = self.n_bytes = 0     # counted here, added to the metrics 20 times a second
         self.behind = 0.0
+        self.probe = probe                   # query(sql) on a side connection, or None
+        self.probe_arm = threading.Event()
         if hasattr(follower, "notice"):
             follower.notice = self._notice
 
@@ -47,6 +50,7 @@ class Watcher:
     def stop(self):
         self.stopping.set()
         self.follower.stop()
+        self.probe_arm.set()
 
     def reopen(self):
         self.hup = True
@@ -77,6 +81,25 @@ class Watcher:
             if entries:
                 self.queue.put(("slow", entries))
 
+    def _probe(self):
+        """SHOW BINARY LOGS when the diagnosis asks (commits just stopped on a MySQL
+        server): how long it blocks says whether the binlog lock is held."""
+        while not self.stopping.is_set():
+            if not self.probe_arm.wait(0.5):
+                continue
+            self.probe_arm.clear()
+            started = self.clock()
+            self.queue.put(("probe", started, None))
+            try:
+                self.probe(PROBE_SQL)
+            except Exception:         # noqa: BLE001  (a server gone: the follower says so)
+                pass
+            self.queue.put(("probe", started, self.clock()))
+
+    def _mysql(self):
+        version = getattr(self.follower, "version", "") or ""
+        return bool(version) and "mariadb" not in version.lower()
+
     def _notice(self, kind, message):
         self.queue.put((kind, self.clock(), message))
 
@@ -86,7 +109,8 @@ class Watcher:
         self._emit("watching", {"at": iso(self.clock()), "message": self.describe})
         if self.metrics is not None:
             self.metrics.connected.set(1)
-        targets = [self._follow] + ([self._poll_slow] if self.slow is not None else [])
+        targets = [self._follow] + ([self._poll_slow] if self.slow is not None else []) \
+            + ([self._probe] if self.probe is not None else [])
         self.threads = [threading.Thread(target=t, daemon=True, name=t.__name__) for t in targets]
         for thread in self.threads:
             thread.start()
@@ -108,7 +132,10 @@ class Watcher:
                     if self.hup:
                         self.hup = False
                         self.alerts.reopen()
-                    self.diag.tick(self.clock())
+                    now = self.clock()
+                    if self.probe is not None and self._mysql() and self.diag.wants_probe(now):
+                        self.probe_arm.set()
+                    self.diag.tick(now)
             if self.error is not None:
                 raise self.error
         finally:
@@ -147,6 +174,8 @@ class Watcher:
                 self.metrics.reconnects.inc()
                 self.metrics.connected.set(1)
             self._emit("reconnect", {"at": iso(item[1]), "message": item[2]})
+        elif kind == "probe":
+            self.diag.probed(item[1], item[2])
         elif kind == "notice":
             self._emit("notice", {"at": iso(self.clock()), "message": item[1]})
         elif kind == "error":
@@ -180,7 +209,8 @@ class Watcher:
         self.diag.feed(a)
 
     def _emit(self, kind, payload):
-        if kind == "stall" and self.metrics is not None and payload["state"] == "ended":
+        if (kind == "stall" and self.metrics is not None and payload["state"] == "ended"
+                and not payload.get("update")):     # a chain said again: counted once
             self.metrics.stall(payload["cause"], payload["duration_s"])
         if kind == "restart" and self.metrics is not None:
             self.metrics.restarts.inc()

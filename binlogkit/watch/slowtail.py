@@ -20,7 +20,7 @@ import re
 import time
 
 from binlogkit.slowlog.parser import LineMachine, SlowlogParser
-from binlogkit.watch.timeline import SlowEntry
+from binlogkit.watch.arrivals import SlowEntry
 
 __all__ = ["SlowFileFollower", "SlowTableFollower", "slow_entry", "statement_kind"]
 

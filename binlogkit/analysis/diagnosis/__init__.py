@@ -1,14 +1,15 @@
-"""Stall diagnosis: evidence -> candidate stalls -> cause rules -> verdict.
+"""Stall diagnosis of a run (``binlogkit report``, ``stalls_frame``): the batch
+adapter of the shared diagnosis (:mod:`binlogkit.diagnosis`).
 
-* :mod:`.evidence`: one timeline per run (rotations, restarts, commit gaps, the
-  slow log, waiting work);
+* :mod:`.evidence`: the run's evidence as frames (waiting work of the slow log
+  and the binlogs, restarts with their down windows, commit instants);
 * :mod:`.candidates`: every stretch that may be a stall (pile-ups, slow periods,
-  commit gaps);
-* :mod:`.causes`: one module per cause (``restart``, ``idle``,
-  ``binlog_rotation``, ``lock``, ``commit_sync``, ``unknown``), each a rule over
-  the timeline;
-* :mod:`.verdict`: each candidate through the rules, in order, into stalls and
-  idle time.
+  commit gaps, a lone write waiting at a rotation);
+* :mod:`.records`: those frames as the shared timeline's records and
+  candidates, and the verdict back as frames (:data:`STALL_COLUMNS`);
+* the cause rules and the verdict are :mod:`binlogkit.diagnosis`'s, the same
+  ``binlogkit watch`` runs online: each candidate is decided from what lies
+  before it and at most ``LOOKAHEAD_S`` (+ its time resolution) after its end.
 
 ``diagnose(...)`` is what ``binlogkit report`` and ``binlogkit.frames.stalls_frame``
 both read.
@@ -18,12 +19,13 @@ from __future__ import annotations
 import pandas as pd
 
 from binlogkit._record import field, record
-from binlogkit.analysis.diagnosis.candidates import find_candidates
-from binlogkit.analysis.diagnosis.causes import binlog_rotation, restart
-from binlogkit.analysis.diagnosis.evidence import (
-    Timeline, commit_instants, restart_windows, waits_frame,
+from binlogkit.analysis.diagnosis.candidates import find_candidates, lone_waits
+from binlogkit.analysis.diagnosis.evidence import commit_instants, restart_windows, waits_frame
+from binlogkit.analysis.diagnosis.records import (
+    STALL_COLUMNS, forget, idle_frame, sec, stall_frame, to_candidates, to_timeline,
 )
-from binlogkit.analysis.diagnosis.verdict import STALL_COLUMNS, decide
+from binlogkit.diagnosis import verdict
+from binlogkit.diagnosis.causes import restart
 
 __all__ = ["Diagnosis", "diagnose", "STALL_COLUMNS"]
 
@@ -32,7 +34,8 @@ __all__ = ["Diagnosis", "diagnose", "STALL_COLUMNS"]
 class Diagnosis:
     stalls: object            # DataFrame, STALL_COLUMNS
     idle: object              # DataFrame: start, end, duration_s, hint
-    timeline: object          # the evidence (Timeline)
+    timeline: object          # the evidence (binlogkit.diagnosis.Timeline)
+    restarts: object = None   # DataFrame: file, at, previous_end, down_from, down_to
     notes: list = field(default_factory=list)
 
 
@@ -45,22 +48,24 @@ def diagnose(statements, rotations=None, restarts=None, covered=None, gaps=None,
     binlogs cover; ``gaps``: a commit_gaps frame; ``commit_times``: the
     CommitTimes of the binlogs (MySQL commit timestamps give waits);
     ``files``: the rotations_frame (down windows of restarts)."""
+    forget()
     exact = bool(commit_times) and any(c.micros for c in commit_times)
-    tl = Timeline(statements, rotations, restart_windows(files, restarts), covered, gaps,
-                  waits_frame(statements, commit_times, min_latency),
-                  commit_res=0.0 if exact else 1.0, exact_commits=exact,
-                  commits=commit_instants(commit_times))
+    windows = restart_windows(files, restarts)
+    waits = waits_frame(statements, commit_times, min_latency)
+    tl = to_timeline(statements, rotations, windows, covered, waits,
+                     commit_instants(commit_times), 0.0 if exact else 1.0, exact)
     cands = find_candidates(statements, gaps, min_latency=min_latency, min_duration=min_duration)
-    extra = restart.candidates(tl, list(zip(cands["start"], cands["end"])))
-    extra += binlog_rotation.lone_waits(statements, rotations, cands, min_latency)
-    if extra:
-        cands = pd.concat([cands, pd.DataFrame(extra)], ignore_index=True) if len(cands) \
-            else pd.DataFrame(extra)
-    stalls, idle = decide(cands, tl)
-    blind_locks = [] if (tl.waits["source"] == "binlog").any() else \
+    rows = to_candidates(cands, statements)
+    rows += restart.candidates(tl, [(r["start"], r["end"]) for r in rows])
+    rows += to_candidates(pd.DataFrame(lone_waits(statements, rotations, cands, min_latency)),
+                          statements)
+    stall_rows, idle_rows = verdict.decide(rows, tl)
+    stalls, idle = stall_frame(stall_rows), idle_frame(idle_rows)
+    blind_locks = [] if (waits["source"] == "binlog").any() else \
         _lock_blind_note(idle, files, statements)      # statement-format binlogs show them
-    return Diagnosis(stalls, idle, tl, _notes(idle, tl) + blind_locks)
-
+    notes = _notes(idle, tl) + blind_locks
+    forget()
+    return Diagnosis(stalls, idle, tl, notes=notes, restarts=windows)
 
 LOCK_BLIND_MIN_S = 2.0
 
@@ -87,7 +92,7 @@ def _lock_blind_note(idle, files, statements) -> list:
 
 
 def _notes(idle, tl) -> list:
-    blind = [r for _, r in idle.iterrows() if tl.blind(r["start"])]
+    blind = [r for _, r in idle.iterrows() if tl.blind(sec(r["start"]))]
     if not blind:
         return []
     n = len(blind)

@@ -22,7 +22,7 @@ from binlogkit.analysis.pileups import (
     PILEUP_COLUMNS, describe, find_pileups, pileup_frame, seconds, slow_statements,
 )
 
-__all__ = ["find_candidates", "find_spread", "join_gaps", "trickle", "CHEAP_ROWS"]
+__all__ = ["find_candidates", "find_spread", "join_gaps", "trickle", "lone_waits", "CHEAP_ROWS"]
 
 CHEAP_ROWS = 1000                     # a "spread" slowdown counts statements this cheap
 
@@ -127,3 +127,37 @@ def trickle(row) -> int:
     """The fewest commits in one second of a whole-second gap (0: commits stopped)."""
     got = row.get("trickle", 0)
     return 0 if got is None or pd.isna(got) else int(got)
+
+
+def lone_waits(statements, rotations, cands, min_wait=0.5) -> list:
+    """Candidates of shape ``wait`` for rotations no candidate starts near: a
+    write or COMMIT at least ``min_wait`` s slow that began in the ROTATE event's
+    second (the statement whose commit filled the file, waiting for the
+    rotation; a single writer leaves no pile-up, and a commit gap next to idle
+    time or low traffic may not stand out from the rate around it)."""
+    from binlogkit.diagnosis.causes.binlog_rotation import AFTER_S, BEFORE_S, LEADER_SLACK_S
+    if rotations is None or not len(rotations) or statements is None or not len(statements):
+        return []
+    slow = slow_statements(statements, min_wait)
+    slow = slow[slow["kind"].astype(str).isin(("write", "commit"))]
+    if not len(slow):
+        return []
+    starts = seconds(slow["start"])
+    cand_starts = seconds(cands["start"]) if len(cands) else np.zeros(0)
+    taken = {m for ms in cands["members"] for m in ms} if len(cands) else set()
+    out = []
+    for a in seconds(rotations["at"].dropna()):
+        if np.any((cand_starts >= a - BEFORE_S) & (cand_starts <= a + AFTER_S)):
+            continue
+        hit = slow[np.abs(starts - a) <= LEADER_SLACK_S]
+        if not len(hit) or taken & set(hit.index):
+            continue
+        res = float(hit["time_res_s"].max())
+        end = hit["end"].max()
+        row = {"start": hit["start"].min(), "end": end,
+               "duration_s": round(float(hit["query_time"].max()), 3), "shape": "wait",
+               "members": list(hit.index), "time_res_s": res, "evidence": "slow log",
+               "commit_gap_s": float("nan"), "trickle": 0}
+        row.update(describe(hit))
+        out.append(row)
+    return out

@@ -1,40 +1,23 @@
-"""The evidence timeline of one run: what the logs show, on one time line.
+"""The evidence of one run as frames: what the logs show, before it becomes the
+shared timeline's records (:mod:`binlogkit.diagnosis.timeline`, via
+:mod:`binlogkit.analysis.diagnosis.records`).
 
-A stall is time during which work *waited*; a commit gap alone is not one (the
-server may simply have had nothing to do).  :class:`Timeline` holds everything
-the cause rules (:mod:`binlogkit.analysis.diagnosis.causes`) read:
-
-* ``rotations`` (a rotations_table: file, size, instant), ``restarts``
-  (files created at a server start, with the instant the previous file's
-  server was last seen: the down window);
-* ``gaps``: the binlogs' commit gaps (:mod:`binlogkit.analysis.commitgaps`);
-* ``statements``: the slow log;
-* ``waits``: *waiting work*, one interval per statement or transaction that
-  waited: ``start``, ``end`` (UTC), ``source`` (``slow log`` or ``binlog``),
-  ``kind`` (write/commit/read/other), ``lock_time``.  From the slow log: writes
-  and COMMITs at least ``min_wait`` s slow (start = end - Query_time; not
-  ``SLEEP()``).  From MySQL binlogs: transactions whose commit timestamp
-  (GTID ``immediate_commit_timestamp``, µs) is at least ``min_wait`` s after
-  the end of the whole second their statement began in (the GTID event's
-  header time): a statement blocked by FLUSH TABLES WITH READ LOCK shows here
-  even with Lock_time 0 and with no slow log at all.  From Query events of
-  either server: ``exec_time`` of a second or more (a statement-format write,
-  as MariaDB's default MIXED format logs an INSERT, held by a lock).
-
-``blind(t)``: the slow log logs none of the statements around ``t``: only
-MySQL's commit timestamps could show waiting work there, and they show only the
-transactions that waited in the commit queue (not the one whose commit filled
-the file and then rotated it, nor a single writer's).
-
-Fed incrementally (``binlogkit watch``): every item is an interval with a time,
-and no rule reads more than ``CONTEXT_S`` around a candidate.  A watcher keeps a
-bounded window (a few minutes) of commit instants, slow-log statements and
-waits in time order, appends as events arrive (waits_frame / binlog_waits work
-on any slice; a MySQL wait is known when its GTID event arrives, a slow-log
-wait when its entry is written, i.e. at its end), and decides a candidate once
-the window has moved ``CONTEXT_S`` past its end (commit_gaps needs the rate
-after it); ``claimed`` then holds the waits decided stalls explain.  Restarts
-and rotations arrive as files are opened (FDE ``created``, ROTATE), in order.
+* ``waits_frame``: *waiting work*, one interval per statement or transaction
+  that waited: ``start``, ``end`` (UTC), ``source`` (``slow log`` or
+  ``binlog``), ``kind`` (write/commit/read/other), ``lock_time``.  From the
+  slow log: writes and COMMITs at least ``min_wait`` s slow (start = end -
+  Query_time; not ``SLEEP()``).  From MySQL binlogs: transactions whose commit
+  timestamp (GTID ``immediate_commit_timestamp``, µs) is at least ``min_wait``
+  s after the end of the whole second their statement began in (the GTID
+  event's header time): a statement blocked by FLUSH TABLES WITH READ LOCK
+  shows here even with Lock_time 0 and with no slow log at all.  From Query
+  events of either server: ``exec_time`` of a second or more (a
+  statement-format write, as MariaDB's default MIXED format logs an INSERT,
+  held by a lock).  ``binlogkit watch`` makes the same waits online
+  (:mod:`binlogkit.watch.diagnosis`).
+* ``restart_windows``: binlog files created at a server start, with their down
+  window;
+* ``commit_instants``: every commit instant.
 """
 from __future__ import annotations
 
@@ -43,13 +26,11 @@ import pandas as pd
 
 from binlogkit.analysis.pileups import slow_statements
 
-__all__ = ["Timeline", "waits_frame", "binlog_waits", "restart_windows", "commit_instants",
-           "WAIT_COLUMNS", "MIN_WAIT_S", "CONTEXT_S"]
+from binlogkit.diagnosis.timeline import MIN_WAIT_S, RESTART_AFTER_S
 
-MIN_WAIT_S = 0.5
-CONTEXT_S = 10.0
-RESTART_AFTER_S = 1.0        # the server accepts work a little after it creates its binlog
-RELEASE_SLACK_S = 0.1        # µs data: a wait released this close to a gap's start is before it
+__all__ = ["waits_frame", "binlog_waits", "restart_windows", "commit_instants",
+           "WAIT_COLUMNS", "MIN_WAIT_S"]
+
 WAIT_COLUMNS = ["start", "end", "source", "kind", "lock_time", "query_time"]
 _WAITERS = ("write", "commit")
 
@@ -144,69 +125,3 @@ def restart_windows(files, restarts) -> pd.DataFrame:
                                      utc=True)
     rs["down_to"] = pd.to_datetime(rs["at"], utc=True) + pd.Timedelta(seconds=RESTART_AFTER_S)
     return rs
-
-
-class Timeline:
-    """The evidence of one run (module doc)."""
-
-    def __init__(self, statements, rotations=None, restarts=None, covered=None, gaps=None,
-                 waits=None, commit_res=1.0, exact_commits=False, commits=None):
-        self.statements = statements
-        self.rotations = rotations if rotations is not None else pd.DataFrame()
-        self.restarts = restarts if restarts is not None else pd.DataFrame(
-            columns=["file", "at", "previous_end", "down_from", "down_to"])
-        self.covered = covered
-        self.gaps = gaps
-        self.waits = waits if waits is not None else pd.DataFrame(columns=WAIT_COLUMNS)
-        self.commit_res = commit_res
-        self.exact_commits = exact_commits        # MySQL commit timestamps: waits from binlogs
-        self._ends = None
-        self.claimed = set()                      # indices of waits a stall explains
-        self.commits = commits                    # sorted commit instants, epoch µs
-
-    def waits_in(self, start, end, res=0.0) -> pd.DataFrame:
-        """Waiting work released inside (start, end]: it ends after the first
-        ``res`` s of the interval (a release at its very start belongs to what
-        came before) and began before the interval ends; none a stall before
-        has claimed."""
-        w = self.waits
-        if not len(w):
-            return w
-        if self.claimed:
-            w = w.drop(index=list(self.claimed), errors="ignore")
-        after = pd.Timedelta(seconds=max(res, RELEASE_SLACK_S))
-        return w[(w["end"] > start + after) & (w["start"] < end)]
-
-    def claim(self, waits) -> None:
-        """These waits are explained by a stall: evidence for no other (each waiting
-        statement was held by one thing; candidates are decided in time order)."""
-        self.claimed.update(waits.index)
-
-    def commits_between(self, start, end) -> int:
-        """Commits of the binlogs in [start, end]."""
-        if self.commits is None or not len(self.commits):
-            return 0
-        lo, hi = np.searchsorted(self.commits, [pd.Timestamp(start).value // 1000,
-                                                pd.Timestamp(end).value // 1000])
-        return int(hi - lo)
-
-    def blind(self, t) -> bool:
-        """True when nothing could have shown waiting work near ``t`` (module doc)."""
-        st = self.statements
-        if st is None or not len(st):
-            return True
-        if self._ends is None:
-            self._ends = np.sort(st["end"].to_numpy(dtype="datetime64[ns]").astype("int64"))
-        ctx = int(CONTEXT_S * 1e9)
-        v = pd.Timestamp(t).value
-        lo, hi = np.searchsorted(self._ends, [v - ctx, v + ctx])
-        return hi - lo == 0
-
-    def restart_at(self, start, end):
-        """The restart whose down window [down_from, down_to] holds ``start``
-        (from a second before), or None."""
-        one = pd.Timedelta(seconds=1)
-        for _, r in self.restarts.iterrows():
-            if r["down_from"] - one <= start <= r["down_to"]:
-                return r
-        return None

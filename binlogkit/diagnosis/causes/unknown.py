@@ -43,6 +43,6 @@ def _hint(row, tl) -> str:
         text = "only reads piled up: a metadata lock or a table lock (DDL, FLUSH TABLES)"
     rot = row.get("_rot")
     if rot is not None:
-        text += (f"; a binlog rotation ({rot['from_file']} -> {rot['to_file']}) happened at its "
+        text += (f"; a binlog rotation ({rot.from_file} -> {rot.to_file}) happened at its "
                  "start, but a binlog stall holds writes only")
     return text

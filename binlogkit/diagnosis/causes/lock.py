@@ -10,22 +10,23 @@ their statements began before the stop and committed after it.
 """
 from __future__ import annotations
 
-from binlogkit.analysis.diagnosis.candidates import trickle
-from binlogkit.analysis.diagnosis.causes.binlog_rotation import longest_wait
+from binlogkit.diagnosis.timeline import trickle
+
+from binlogkit.diagnosis.causes.binlog_rotation import longest_wait
 
 CAUSE = "lock"
 LOCK_SHARE = 0.5
 _ROW_LOCKERS = frozenset({"UPDATE", "DELETE"})
 
 
-def row_lock_shape(row, statements) -> bool:
+def row_lock_shape(row) -> bool:
     """Only UPDATE/DELETE statements waited (no INSERT, no COMMIT): they wait for
     the rows another transaction holds; a commit-path stall holds every commit."""
-    if statements is None or row["shape"] != "pile-up" or not len(row["members"]) \
-            or "query" not in statements:
+    queries = row.get("member_queries")
+    if row["shape"] != "pile-up" or not queries:
         return False
     words = set()
-    for q in statements.loc[row["members"], "query"]:
+    for q in queries:
         if not isinstance(q, str):
             return False
         words.add(q.lstrip().split(None, 1)[0].upper() if q.strip() else "")
@@ -48,7 +49,7 @@ def _decide(row, tl):
             "table or metadata locks); look for the session holding them (a long transaction, "
             "LOCK TABLES, FLUSH TABLES WITH READ LOCK)"))
         return [row]
-    if row_lock_shape(row, tl.statements):
+    if row_lock_shape(row):
         row.update(cause=CAUSE, hint=(
             "only UPDATE/DELETE statements waited and were released together (no INSERT, no "
             "COMMIT): they waited for rows another transaction held until it ended; look for "
@@ -56,16 +57,16 @@ def _decide(row, tl):
         return [row]
     if row["shape"] == "commit-gap" and not trickle(row):
         waits = tl.waits_in(row["start"], row["end"], row["time_res_s"])
-        if len(waits):
-            row.update(cause=CAUSE, hint=_stopped_hint(row, waits))
+        if waits:
+            row.update(cause=CAUSE, hint=_stopped_hint(waits))
             return [row]
     return None
 
 
-def _stopped_hint(row, waits) -> str:
+def _stopped_hint(waits) -> str:
     n = len(waits)
-    src = " and ".join(sorted(set(waits["source"])))
-    lt = float(waits["lock_time"].sum()) / max(float(waits["query_time"].sum()), 1e-9)
+    src = " and ".join(sorted({w.source for w in waits}))
+    lt = sum(w.lock_time for w in waits) / max(sum(w.query_time for w in waits), 1e-9)
     text = (f"commits stopped with no rotation near while {n} write{'s' if n != 1 else ''} "
             f"waited across the stop ({src}: began before, committed after)")
     if lt < 0.1:

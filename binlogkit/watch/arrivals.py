@@ -1,20 +1,23 @@
-"""The online evidence timeline: what the binlog and the slow log showed lately.
+"""What arrived lately: the arrival side of the online diagnosis.
 
 Fed one arrival at a time (`binlogkit.remote.follow.Arrival`, or the same from
 local files) and one slow-log entry at a time; holds only the last `window_s`
 seconds (and at most `cap` items of each kind), so a watcher that runs for weeks
-keeps a flat memory.
+keeps a flat memory.  The evidence itself (waits, rotations, restarts, commit
+instants) goes into the timeline `binlogkit report` reads too
+(`binlogkit.diagnosis.timeline`); this keeps what only a watcher needs: the
+clocks' skew, the rotation under way (for the "ongoing" alert and its sync
+time), the commit rate, and the slow-log entries a stall line describes.
 
 Times here are arrival instants on this machine's clock (seconds since the
 epoch, float).  A binlog event's header time (`when`) is its statement's start
 on the server's clock, in whole seconds; `skew()` is the least (arrival - when)
 seen lately, the offset between the two clocks (plus the time an event takes to
-arrive), so that `waited(arrival)` is a lower bound of how long the statement
-behind an event waited between its start and the moment its events were written.
+arrive), so `when + skew()` is its statement's start on this machine's clock.
 """
 from collections import deque
 
-__all__ = ["Timeline", "Rotation", "Marker", "SlowEntry"]
+__all__ = ["Arrivals", "Rotation", "Marker", "SlowEntry"]
 
 
 class Rotation:
@@ -22,7 +25,7 @@ class Rotation:
     description's (the rotation's end: the old file was synced and closed)."""
 
     __slots__ = ("at", "done_at", "from_file", "to_file", "size", "when", "catchup", "alerted",
-                 "closed")
+                 "closed", "began")
 
     def __init__(self, at, from_file, to_file, size, when, catchup=False):
         self.at, self.from_file, self.to_file, self.size = at, from_file, to_file, size
@@ -30,6 +33,7 @@ class Rotation:
         self.done_at = None
         self.alerted = None         # the id of the "ongoing" stall said for it
         self.closed = False
+        self.began = None           # MySQL: the commits' stop its blocked probe says it began at
 
     @property
     def sync_s(self):
@@ -55,7 +59,7 @@ class SlowEntry:
         self.rows_examined, self.kind, self.query = rows_examined, kind, query
 
 
-class Timeline:
+class Arrivals:
     def __init__(self, window_s=60.0, cap=20_000):
         self.window_s = window_s
         self.rotations = deque(maxlen=1000)
@@ -122,13 +126,6 @@ class Timeline:
     def skew(self):
         """Least (arrival - header time) over the last minute; 0 before any event."""
         return self._least
-
-    def waited(self, a, skew=None):
-        """Lower bound (s) of how long the statement behind event `a` waited before
-        it was written: it began in second `when`, so at the latest at when + 1."""
-        if skew is None:
-            skew = self.skew()
-        return a.at - skew - (a.when + 1)
 
     def rate(self, now, span=5.0):
         """Live commits per second over the last `span` seconds before `now`."""
