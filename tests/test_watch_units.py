@@ -183,6 +183,25 @@ def test_restart_markers_are_events_not_stalls():
     assert "stall" not in [kind for kind, _ in f.out]
 
 
+def test_a_rotation_stall_soon_after_a_restart():
+    """Right after the server started the commit rate counts from the start, not over
+    the seconds it was down: a single writer's rotation stall 1.5 s after a restart is
+    a stall (the rate over the 5 s before it, downtime included, said 'no traffic')."""
+    f = Feed()
+    f.steady(T0, T0 + 3, rate=4.0)
+    f.diag.feed(Arrival(T0 + 3.5, "stop", L.STOP_EVENT, int(T0 + 3), f.file, f.pos, 23, False))
+    f.file, f.pos = "bin.000002", 4
+    fde = Arrival(T0 + 20, "fde", L.FORMAT_DESCRIPTION_EVENT, int(T0 + 20), f.file, 4, 256, False)
+    fde.created = int(T0 + 20)
+    f.diag.feed(fde)
+    f.steady(T0 + 20.2, T0 + 21.5, rate=3.0)
+    f.rotate(T0 + 21.5, T0 + 24.0)           # the last commit filled the file: it waited 2.5 s
+    f.steady(T0 + 24.05, T0 + 27, rate=4.0)
+    stalls = f.stalls(T0 + 28)
+    assert [s["cause"] for s in stalls] == ["binlog_rotation"], stalls
+    assert [kind for kind, _ in f.out].count("restart") == 1
+
+
 def test_stall_is_decided_after_the_look_ahead():
     """The shared rules read at most LOOKAHEAD_S past a candidate's end: online the
     stall is said once that much has arrived, not before."""

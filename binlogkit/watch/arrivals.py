@@ -20,6 +20,9 @@ from collections import deque
 __all__ = ["Arrivals", "Rotation", "Marker", "SlowEntry"]
 
 
+FLOW_BREAKS = ("startup", "stop", "disconnect")
+MIN_SPAN_S = 1.0          # a rate over less time than this says little
+
 class Rotation:
     """A binlog rotation: the Rotate event's arrival, then the next file's format
     description's (the rotation's end: the old file was synced and closed)."""
@@ -71,6 +74,8 @@ class Arrivals:
         self.last_commit_when = None
         self.pending_rotation = None    # a Rotate seen, its next file not yet
         self.commit_times = deque(maxlen=4096)      # arrivals of live commits (rate)
+        self.flow_since = None          # the last start, stop or lost connection: commits
+                                        # before it say nothing of the rate after it
 
     # -- feeding ---------------------------------------------------------------
     def note_event(self, a):
@@ -111,6 +116,8 @@ class Arrivals:
     def note_marker(self, at, kind, file=None, detail=None):
         marker = Marker(at, kind, file, detail)
         self.markers.append(marker)
+        if kind in FLOW_BREAKS:
+            self.flow_since = at if self.flow_since is None else max(self.flow_since, at)
         return marker
 
     def note_slow(self, entry):
@@ -128,14 +135,20 @@ class Arrivals:
         return self._least
 
     def rate(self, now, span=5.0):
-        """Live commits per second over the last `span` seconds before `now`."""
-        times = self.commit_times
+        """Live commits per second over the last `span` seconds before `now`, or since the
+        server last started (or the connection was lost) when that is later: right after
+        a restart the seconds it was down are no part of the rate (at least MIN_SPAN_S)."""
+        since = now - span
+        if self.flow_since is not None and self.flow_since > since:
+            since = min(self.flow_since, now - MIN_SPAN_S)
         count = 0
-        for at in reversed(times):
-            if at < now - span:
+        for at in reversed(self.commit_times):
+            if at > now:
+                continue
+            if at < since:
                 break
             count += 1
-        return count / span
+        return count / (now - since)
 
     def rotations_between(self, lo, hi):
         return [r for r in self.rotations if lo <= r.at <= hi]
