@@ -259,10 +259,9 @@ def test_raw_copy_to_last_log_over_tcp(server, tmp_path):
     assert (tmp_path / current_log(server)).read_bytes()[21] & 1
 
 
-def test_gtid_mode_backup_resumes(server, tmp_path):
-    """--read-from-remote-source=BINLOG-DUMP-GTIDS (COM_BINLOG_DUMP_GTID): after a
-    KILL of its dump thread it asks for what is neither excluded nor copied; with
-    no --exclude-gtids the copies are the server's files."""
+def gtid_backup_through(server, tmp_path, faults):
+    """A GTID-mode backup (COM_BINLOG_DUMP_GTID) while a writer commits and `faults(server)`
+    runs; then the copies must be the server's files.  Returns the names checked."""
     first = current_log(server)
     writer = Writer(server)
     writer.start()
@@ -270,39 +269,7 @@ def test_gtid_mode_backup_resumes(server, tmp_path):
                         remote_option=None)
     try:
         wait_for_dumps(server, 1)
-        time.sleep(0.5)
-        assert kill_dump_threads(server) >= 1
-        time.sleep(1.0)
-        server.sql("FLUSH BINARY LOGS;")
-        time.sleep(1.0)
-        kill_dump_threads(server)
-        time.sleep(1.0)
-    finally:
-        writer.stop()
-    server.sql("FLUSH BINARY LOGS;")
-    wait_for_copy(server, tmp_path)
-    code, err = stop_backup(proc)
-    assert code == 0, err
-    assert "reconnecting" in err
-    check_copy(server, tmp_path, first)
-
-
-def test_gtid_mode_backup_through_restarts(server, tmp_path):
-    """COM_BINLOG_DUMP_GTID through a clean restart and a SIGKILL during writes: the
-    copies are still the server's files (closed ones identical, the current one a prefix)."""
-    first = current_log(server)
-    writer = Writer(server)
-    writer.start()
-    proc = start_backup(server, tmp_path, first, "--read-from-remote-source=BINLOG-DUMP-GTIDS",
-                        remote_option=None)
-    try:
-        wait_for_dumps(server, 1)
-        time.sleep(1.0)
-        server.restart()                    # clean: a Stop event ends the log
-        time.sleep(1.5)
-        server.kill()                       # SIGKILL during writes: no Stop event
-        server.start()
-        time.sleep(1.5)
+        faults(server)
     finally:
         writer.stop()
     assert writer.commits > 20
@@ -311,7 +278,35 @@ def test_gtid_mode_backup_through_restarts(server, tmp_path):
     code, err = stop_backup(proc)
     assert code == 0, err
     assert "reconnecting" in err
-    assert len(check_copy(server, tmp_path, first)) >= 4
+    return check_copy(server, tmp_path, first)
+
+
+def test_gtid_mode_backup_resumes(server, tmp_path):
+    """--read-from-remote-source=BINLOG-DUMP-GTIDS (COM_BINLOG_DUMP_GTID): after a
+    KILL of its dump thread it asks for what is neither excluded nor copied; with
+    no --exclude-gtids the copies are the server's files."""
+    def faults(srv):
+        time.sleep(0.5)
+        assert kill_dump_threads(srv) >= 1
+        time.sleep(1.0)
+        srv.sql("FLUSH BINARY LOGS;")
+        time.sleep(1.0)
+        kill_dump_threads(srv)
+        time.sleep(1.0)
+    gtid_backup_through(server, tmp_path, faults)
+
+
+def test_gtid_mode_backup_through_restarts(server, tmp_path):
+    """COM_BINLOG_DUMP_GTID through a clean restart and a SIGKILL during writes: the
+    copies are still the server's files (closed ones identical, the current one a prefix)."""
+    def faults(srv):
+        time.sleep(1.0)
+        srv.restart()                       # clean: a Stop event ends the log
+        time.sleep(1.5)
+        srv.kill()                          # SIGKILL during writes: no Stop event
+        srv.start()
+        time.sleep(1.5)
+    assert len(gtid_backup_through(server, tmp_path, faults)) >= 4
 
 
 def test_gap_purged_past_the_reader(server, tmp_path):

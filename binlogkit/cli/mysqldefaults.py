@@ -24,15 +24,15 @@ import os
 import stat
 import sys
 
-from binlogkit.cli.optionfile import Defaults, DefaultsError, _absolute, _Reader  # noqa: F401
+from binlogkit.cli import optionfile
+from binlogkit.cli.optionfile import LEADING, Defaults, DefaultsError, _absolute, _Reader
 
 __all__ = ["load_mysql_defaults", "format_mysql_print_defaults", "read_login_file",
            "MYSQLBINLOG_GROUPS"]
 
 MYSQLBINLOG_GROUPS = ("mysqlbinlog", "client")
 PROGNAME = "mysqlbinlog"
-_PREFIXES = (("--defaults-file=", "defaults_file"), ("--defaults-extra-file=", "extra_file"),
-             ("--defaults-group-suffix=", "group_suffix"), ("--login-path=", "login_path"))
+_PREFIXES = LEADING + (("--login-path=", "login_path"),)
 _KEY_AT, _KEY_LEN, _LINES_AT = 4, 20, 24
 
 
@@ -45,27 +45,9 @@ class MysqlDefaults(Defaults):
 
 def split_leading(argv):
     """(MysqlDefaults, remaining argv) (module doc)."""
-    found = MysqlDefaults()
-    i = 0
-    if argv and argv[0] == "--no-defaults":
-        found.no_defaults = True
-        i = 1
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--no-login-paths" and not found.no_login_paths:
-            found.no_login_paths = True
-        else:
-            for prefix, attr in _PREFIXES:
-                if getattr(found, attr) is None and arg.startswith(prefix):
-                    setattr(found, attr, arg[len(prefix):])
-                    break
-            else:
-                break
-        i += 1
-    if i < len(argv) and argv[i] == "--print-defaults":
-        found.print_defaults = True
-        i += 1
-    return found, list(argv[i:])
+    return optionfile.split_leading(argv, MysqlDefaults(), _PREFIXES,
+                                    (("--no-login-paths", "no_login_paths"),),
+                                    after_no_defaults=True)
 
 
 def load_mysql_defaults(argv, environ=None, warn=None):

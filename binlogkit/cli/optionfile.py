@@ -42,28 +42,40 @@ class Defaults:
         self.print_defaults = False
 
 
-def split_leading(argv):
-    """(Defaults, remaining argv): only the leading option-file options count."""
-    found = Defaults()
+LEADING = (("--defaults-file=", "defaults_file"), ("--defaults-extra-file=", "extra_file"),
+           ("--defaults-group-suffix=", "group_suffix"))
+
+
+def split_leading(argv, found=None, prefixes=LEADING, flags=(), after_no_defaults=False):
+    """(Defaults, remaining argv): only the leading option-file options count.
+
+    `prefixes`: (option prefix, attribute) pairs, `flags`: (option, attribute) pairs, each
+    taken once; mariadb-binlog reads none after a leading --no-defaults, mysqlbinlog
+    goes on (`after_no_defaults`)."""
+    found = Defaults() if found is None else found
     i = 0
     if argv and argv[0] == "--no-defaults":
         found.no_defaults = True
         i = 1
-    else:
-        prefixes = (("--defaults-file=", "defaults_file"), ("--defaults-extra-file=", "extra_file"),
-                    ("--defaults-group-suffix=", "group_suffix"))
-        while i < len(argv):
-            for prefix, attr in prefixes:
-                if getattr(found, attr) is None and argv[i].startswith(prefix):
-                    setattr(found, attr, argv[i][len(prefix):])
-                    break
-            else:
-                break
+    if i == 0 or after_no_defaults:
+        while i < len(argv) and _take_leading(found, argv[i], prefixes, flags):
             i += 1
     if i < len(argv) and argv[i] == "--print-defaults":
         found.print_defaults = True
         i += 1
     return found, list(argv[i:])
+
+
+def _take_leading(found, arg, prefixes, flags):
+    for flag, attr in flags:
+        if arg == flag and not getattr(found, attr):
+            setattr(found, attr, True)
+            return True
+    for prefix, attr in prefixes:
+        if getattr(found, attr) is None and arg.startswith(prefix):
+            setattr(found, attr, arg[len(prefix):])
+            return True
+    return False
 
 
 def load_defaults(argv, groups=MARIADB_BINLOG_GROUPS, environ=None, warn=None):

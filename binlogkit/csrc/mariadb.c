@@ -29,22 +29,6 @@
 #define FL_EXTRA_ALTER (2 | 4 | 8)          /* START / COMMIT / ROLLBACK ALTER */
 
 
-static int
-put_delim_line(Buf *b, const Fmt *f)
-{
-    PyObject *d = f->ctx[CTX_DELIMITER];
-    return buf_put(b, PyBytes_AS_STRING(d), PyBytes_GET_SIZE(d)) < 0 || BUF_LIT(b, "\n") < 0
-           ? -1 : 0;
-}
-
-static int
-put_number(Buf *b, unsigned long long v)
-{
-    if (bk_buf_reserve(b, 24) < 0)
-        return -1;
-    b->len = put_u64(b->p + b->len, v) - b->p;
-    return 0;
-}
 
 /* print_skip_replication(): a flag that differs from the one last printed prints a line */
 static int

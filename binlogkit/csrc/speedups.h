@@ -199,6 +199,24 @@ typedef struct {
     Py_ssize_t n_post_header_len;
 } Fmt;
 
+/* the statement delimiter and a newline (the `DELIMITER` line's end of every statement) */
+static inline int
+put_delim_line(Buf *b, const Fmt *f)
+{
+    PyObject *d = f->ctx[CTX_DELIMITER];
+    return buf_put(b, PyBytes_AS_STRING(d), PyBytes_GET_SIZE(d)) < 0 || BUF_LIT(b, "\n") < 0
+           ? -1 : 0;
+}
+
+static inline int
+put_number(Buf *b, unsigned long long v)
+{
+    if (bk_buf_reserve(b, 24) < 0)
+        return -1;
+    b->len = put_u64(b->p + b->len, v) - b->p;
+    return 0;
+}
+
 /* The MySQL flavor's transaction state (CTX_TRX_STATE), kept by csrc/mysql.c */
 typedef struct {
     int seen_gtid, in_transaction;

@@ -21,22 +21,6 @@
 #define USER_VAR_UNSIGNED_F 1
 #define CONTEXT_EVENTS_MAX 64               /* a longer run before a Query is Python's */
 
-static int
-put_delim_line(Buf *b, const Fmt *f)
-{
-    PyObject *d = f->ctx[CTX_DELIMITER];
-    return buf_put(b, PyBytes_AS_STRING(d), PyBytes_GET_SIZE(d)) < 0 || BUF_LIT(b, "\n") < 0
-           ? -1 : 0;
-}
-
-static int
-put_number(Buf *b, unsigned long long v)
-{
-    if (bk_buf_reserve(b, 24) < 0)
-        return -1;
-    b->len = put_u64(b->p + b->len, v) - b->p;
-    return 0;
-}
 
 /* v as a signed longlong (llstr) */
 static int
