@@ -17,7 +17,6 @@
 #define GTID_EVENT 162
 #define LOG_EVENT_THREAD_SPECIFIC_F 0x4
 #define LOG_EVENT_SUPPRESS_USE_F 0x8
-#define LOG_EVENT_SKIP_REPLICATION_F 0x8000
 #define FL_STANDALONE 1
 #define FL_GROUP_COMMIT_ID 2
 #define FL_TRANSACTIONAL 4
@@ -28,15 +27,6 @@
 #define FL_EXTRA_MULTI_ENGINE_E1 1
 #define FL_EXTRA_ALTER (2 | 4 | 8)          /* START / COMMIT / ROLLBACK ALTER */
 
-
-
-/* print_skip_replication(): a flag that differs from the one last printed prints a line */
-static int
-skip_replication_steady(const unsigned char *ev, const Trx *t)
-{
-    int flag = (ev[17] | (ev[18] << 8)) & LOG_EVENT_SKIP_REPLICATION_F ? 1 : 0;
-    return flag == t->skip_replication;
-}
 
 /* GtidFiltering.gtid() without filters (the context has none): the validator's
  * record() of an in-order GTID; 0 when Python must see it (a first GTID of its
@@ -167,8 +157,7 @@ bk_mariadb_intvar(const Fmt *f, Buf *out, const unsigned char *ev, uint32_t size
     if (bk_put_event_header(out, f, ev, size) < 0 || BUF_LIT(out, "\tIntvar\nSET ") < 0
         || (type == 1 ? BUF_LIT(out, "LAST_INSERT_ID=") : type == 2 ? BUF_LIT(out, "INSERT_ID=")
                                                              : BUF_LIT(out, "INVALID_INT=")) < 0
-        || (value < 0 && BUF_LIT(out, "-") < 0)
-        || put_number(out, value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value) < 0
+        || put_signed(out, value) < 0
         || put_delim_line(out, f) < 0)
         return -1;
     return 1;

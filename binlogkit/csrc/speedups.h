@@ -217,6 +217,15 @@ put_number(Buf *b, unsigned long long v)
     return 0;
 }
 
+/* v as a signed longlong (llstr) */
+static inline int
+put_signed(Buf *b, long long v)
+{
+    if (v < 0 && BUF_LIT(b, "-") < 0)
+        return -1;
+    return put_number(b, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
+}
+
 /* The MySQL flavor's transaction state (CTX_TRX_STATE), kept by csrc/mysql.c */
 typedef struct {
     int seen_gtid, in_transaction;
@@ -228,6 +237,17 @@ typedef struct {
 } Trx;
 #define TRX_ITEMS_MYSQL 4
 #define TRX_ITEMS_MARIADB 9
+
+#define LOG_EVENT_SKIP_REPLICATION_F 0x8000
+
+/* MariaDB's print_skip_replication() prints nothing when the event's flag is the one
+ * it printed last (PrintState.skip_replication, kept in the Trx) */
+static inline int
+skip_replication_steady(const unsigned char *ev, const Trx *t)
+{
+    int flag = (ev[17] | (ev[18] << 8)) & LOG_EVENT_SKIP_REPLICATION_F ? 1 : 0;
+    return flag == t->skip_replication;
+}
 
 /* What a statement loop has committed (printed whole) */
 typedef struct {

@@ -14,31 +14,12 @@
 #define INTVAR_EVENT 5
 #define RAND_EVENT 13
 #define USER_VAR_EVENT 14
-#define LOG_EVENT_SKIP_REPLICATION_F 0x8000
 #define STRING_RESULT 0                     /* Item_result */
 #define REAL_RESULT 1
 #define INT_RESULT 2
 #define USER_VAR_UNSIGNED_F 1
 #define CONTEXT_EVENTS_MAX 64               /* a longer run before a Query is Python's */
 
-
-/* v as a signed longlong (llstr) */
-static int
-put_signed(Buf *b, long long v)
-{
-    if (v < 0 && BUF_LIT(b, "-") < 0)
-        return -1;
-    return put_number(b, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
-}
-
-/* MariaDB's print_skip_replication() prints nothing: the flag is the one last printed
- * (as csrc/mariadb.c) */
-static int
-skip_replication_steady(const unsigned char *ev, const Trx *t)
-{
-    int flag = (ev[17] | (ev[18] << 8)) & LOG_EVENT_SKIP_REPLICATION_F ? 1 : 0;
-    return flag == t->skip_replication;
-}
 
 /* "SET @@RAND_SEED1=..., @@RAND_SEED2=...;" of the Rand event's body at p */
 static int
