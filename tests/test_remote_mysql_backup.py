@@ -227,11 +227,7 @@ def test_backup_survives_faults(server, tmp_path, root_dirs):
         assert anchor.poll() is None, anchor.communicate()[1].decode()
         assert kill_dump_threads(server) >= 2      # the anchor stops here, the backup goes on
         time.sleep(1.5)
-        server.restart()                    # clean: a Stop event ends the log
-        time.sleep(1.5)
-        server.kill()                       # SIGKILL during writes: no Stop event
-        server.start()
-        time.sleep(1.5)
+        restart_then_crash(server)
     finally:
         writer.stop()
         anchor.wait(60)
@@ -257,6 +253,16 @@ def test_raw_copy_to_last_log_over_tcp(server, tmp_path):
     check_copy(server, tmp_path, first)
     # the log the server writes carries the in-use flag, as the server's file does
     assert (tmp_path / current_log(server)).read_bytes()[21] & 1
+
+
+def restart_then_crash(srv):
+    """A clean restart (a Stop event ends the log), then a SIGKILL during writes (no Stop
+    event), the server started again; writes go on across both."""
+    srv.restart()
+    time.sleep(1.5)
+    srv.kill()
+    srv.start()
+    time.sleep(1.5)
 
 
 def gtid_backup_through(server, tmp_path, faults):
@@ -301,11 +307,7 @@ def test_gtid_mode_backup_through_restarts(server, tmp_path):
     copies are still the server's files (closed ones identical, the current one a prefix)."""
     def faults(srv):
         time.sleep(1.0)
-        srv.restart()                       # clean: a Stop event ends the log
-        time.sleep(1.5)
-        srv.kill()                          # SIGKILL during writes: no Stop event
-        srv.start()
-        time.sleep(1.5)
+        restart_then_crash(srv)
     assert len(gtid_backup_through(server, tmp_path, faults)) >= 4
 
 
