@@ -91,18 +91,13 @@ def normalize_args(args, known, stdout=None, stderr=None):
     return _known_only(parsed, known)
 
 
-_LEADING = ("--no-defaults", "--no-login-paths", "--defaults-file=", "--defaults-extra-file=",
-            "--defaults-group-suffix=", "--login-path=")
-
-
 def _login_path_given(args):
-    """A leading --login-path: only mysqlbinlog has it (mariadb-binlog calls it unknown)."""
-    for arg in args:
-        if not arg.startswith(_LEADING):
-            return False
-        if arg.startswith("--login-path="):
-            return True
-    return False
+    """A leading --login-path (mysqlbinlog's rule for leading options): only mysqlbinlog has
+    it (mariadb-binlog calls it unknown).  The module is loaded only when one is there."""
+    if not any(arg.startswith("--login-path=") for arg in args):
+        return False
+    from binlogkit.cli.mysqldefaults import split_leading
+    return split_leading(args)[0].login_path is not None
 
 
 def mysql_command_line(file_args, cmd_args, known):
