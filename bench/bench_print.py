@@ -37,11 +37,7 @@ def run(cmd: list[str], env: dict) -> tuple[float, int, int, float]:
     ru_maxrss wait4 gives for a child started by vfork counts this process's own pages
     (Linux carries the old address space's high-water mark across exec), so a tool
     under ~14 MiB would read as this bench's size (bench_shapes.run says more)."""
-    report = None
-    if TIME:
-        fd, report = tempfile.mkstemp(prefix="bench-time-")
-        os.close(fd)
-        cmd = [TIME, "-f", "%M", "-o", report, *cmd]
+    cmd, report = under_gnu_time(cmd)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, ru = os.wait4(proc.pid, 0)
@@ -51,12 +47,27 @@ def run(cmd: list[str], env: dict) -> tuple[float, int, int, float]:
     proc.stderr.close()
     if proc.returncode != 0:
         sys.stderr.write(f"warning: {cmd[0]} exited {proc.returncode}: {err[-500:].decode(errors='replace')}\n")
-    rss = ru.ru_maxrss
-    if report is not None:
-        with open(report) as f:
-            rss = int(f.read().split()[-1])
-        os.unlink(report)
-    return wall, rss, proc.returncode, ru.ru_utime + ru.ru_stime
+    return wall, peak_rss(report, ru), proc.returncode, ru.ru_utime + ru.ru_stime
+
+
+def under_gnu_time(cmd):
+    """(cmd run by GNU time writing its peak RSS to a temp file, that file), or (cmd, None)
+    without /usr/bin/time."""
+    if not TIME:
+        return cmd, None
+    fd, report = tempfile.mkstemp(prefix="bench-time-")
+    os.close(fd)
+    return [TIME, "-f", "%M", "-o", report, *cmd], report
+
+
+def peak_rss(report, ru):
+    """Peak RSS KiB: GNU time's report (removed), else wait4's ru_maxrss."""
+    if report is None:
+        return ru.ru_maxrss
+    with open(report) as f:
+        rss = int(f.read().split()[-1])     # after "Command exited with non-zero status N"
+    os.unlink(report)
+    return rss
 
 
 def binlogkit_command() -> list[str]:

@@ -30,18 +30,17 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_print import TIME, peak_rss, under_gnu_time  # noqa: E402
 
 MODES = {"default": [], "vv": ["-vv", "--base64-output=decode-rows"], "flashback": ["--flashback"],
          "v": ["-v"]}
-
-
-TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None     # GNU time
 
 
 def run(cmd, env, pipe):
@@ -54,11 +53,7 @@ def run(cmd, env, pipe):
     this process's size.  Without GNU time that figure is printed.  CPU and wall come
     from wait4 as before (GNU time's own share, about a millisecond, included: its
     %U/%S have only 10 ms steps)."""
-    report = None
-    if TIME:
-        fd, report = tempfile.mkstemp(prefix="bench-time-")
-        os.close(fd)
-        cmd = [TIME, "-f", "%M", "-o", report, *cmd]
+    cmd, report = under_gnu_time(cmd)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if pipe else subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env)
@@ -69,12 +64,7 @@ def run(cmd, env, pipe):
         proc.stdout.close()
     _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    rss = ru.ru_maxrss
-    if report is not None:
-        with open(report) as f:
-            rss = int(f.read().split()[-1])     # after "Command exited with non-zero status N"
-        os.unlink(report)
-    return wall, ru.ru_utime + ru.ru_stime, rss, os.waitstatus_to_exitcode(status)
+    return wall, ru.ru_utime + ru.ru_stime, peak_rss(report, ru), os.waitstatus_to_exitcode(status)
 
 
 def binlogkit_command():
